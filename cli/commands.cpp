@@ -1,0 +1,202 @@
+#include "commands.hpp"
+
+#include "compile/compiler.hpp"
+#include "compile/variant_build.hpp"
+#include "util/data_paths.hpp"
+#include "util/error.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kx::cli {
+using namespace kx::engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ResolvedVariant {
+    std::shared_ptr<const Template> tmpl;
+    const Arch* arch = nullptr;
+    Config config;
+};
+
+ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
+    ResolvedVariant r;
+    r.tmpl = ctx.templates.find(args.templateId);
+    if (!r.tmpl) {
+        std::string known;
+        for (const auto& t : ctx.templates.templates()) known += (known.empty() ? "" : ", ") + t->id();
+        throw InputError("unknown template '" + args.templateId + "' (templates: " + known + ")");
+    }
+    r.arch = ctx.arches.findArch(args.arch);
+    if (!r.arch) throw InputError("unknown arch '" + args.arch + "' (see 'kx arches')");
+    r.config = r.tmpl->withValues(r.tmpl->defaultConfig(), parseAssignments(args.sets, "--set"));
+    return r;
+}
+
+std::string violationText(const std::string& name, const std::string& arch, const std::vector<Violation>& violations) {
+    std::string text = fmt::format("{} is not valid for {} ({} constraint{} violated):", name, arch, violations.size(),
+                                   violations.size() == 1 ? "" : "s");
+    for (const Violation& v : violations) text += "\n  - " + v.message;
+    return text;
+}
+
+void writeOutput(const std::string& file, const std::string& bytes) {
+    if (file.empty() || file == "-") {
+        std::cout << bytes;
+        if (!bytes.empty() && bytes.back() != '\n') std::cout << '\n';
+        return;
+    }
+    const fs::path tmp = file + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        if (!out) throw InputError("cannot write '" + file + "'");
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!out) throw InputError("cannot write '" + file + "'");
+    }
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) throw InputError("cannot write '" + file + "': " + ec.message());
+}
+
+}  // namespace
+
+std::map<std::string, std::string> parseAssignments(const std::vector<std::string>& items, const char* what) {
+    std::map<std::string, std::string> out;
+    for (const std::string& item : items) {
+        std::stringstream parts(item);
+        std::string part;
+        while (std::getline(parts, part, ',')) {
+            const auto eq = part.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
+                throw InputError(std::string(what) + " expects KEY=VALUE, got '" + part + "'");
+            out[part.substr(0, eq)] = part.substr(eq + 1);
+        }
+    }
+    return out;
+}
+
+int listTemplates(const Context& ctx, bool json) {
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& t : ctx.templates.templates()) {
+            nlohmann::json params = nlohmann::json::array();
+            for (const ParamSpec& p : t->manifest().params) params.push_back({{"name", p.name}, {"default", p.defaultValue}, {"help", p.help}});
+            list.push_back({{"id", t->id()}, {"title", t->manifest().title}, {"category", t->manifest().category},
+                            {"default_config", t->configName(t->defaultConfig())}, {"parameters", params}});
+        }
+        std::cout << list.dump(2) << "\n";
+        return 0;
+    }
+    fmt::print("{:<12} {:<18} {}\n", "TEMPLATE", "CATEGORY", "TITLE");
+    for (const auto& t : ctx.templates.templates())
+        fmt::print("{:<12} {:<18} {}\n", t->id(), t->manifest().category, t->manifest().title);
+    return 0;
+}
+
+int listArches(const Context& ctx, bool json) {
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const Arch& a : ctx.arches.arches())
+            list.push_back({{"name", a.name}, {"family", a.family}, {"vendor", a.vendor == Vendor::Nvidia ? "nvidia" : "amd"},
+                            {"compilable", a.compilable}, {"warp_size", a.warpSize}, {"variables", a.expressionVariables()}});
+        std::cout << list.dump(2) << "\n";
+        return 0;
+    }
+    fmt::print("{:<9} {:<10} {:<7} {:<9} {:>10} {:>12} {:>12}\n", "ARCH", "FAMILY", "VENDOR", "USE", "REGS/SM",
+               "SMEM/SM", "SMEM/BLOCK");
+    for (const Arch& a : ctx.arches.arches()) {
+        const bool nv = a.vendor == Vendor::Nvidia;
+        fmt::print("{:<9} {:<10} {:<7} {:<9} {:>10} {:>12} {:>12}\n", a.name, a.family, nv ? "nvidia" : "amd",
+                   a.compilable ? "compile" : "analysis", nv ? a.nv.regsPerSm : a.amd.vgprsPerSimd * a.amd.simdsPerCu,
+                   nv ? a.nv.smemPerSm : a.amd.ldsPerCu, nv ? a.nv.smemPerBlockOptin : a.amd.maxLdsPerWorkgroup);
+    }
+    return 0;
+}
+
+int generate(const Context& ctx, const GenerateArgs& args) {
+    const ResolvedVariant v = resolve(ctx, args.variant);
+    const auto& langs = v.tmpl->manifest().languages;
+    if (std::find(langs.begin(), langs.end(), args.lang) == langs.end())
+        throw InputError("template '" + v.tmpl->id() + "' has no " + args.lang + " source");
+    if (args.lang == "cuda" && v.arch->vendor != Vendor::Nvidia)
+        throw InputError("CUDA source needs an NVIDIA arch; " + v.arch->name + " is AMD (use --lang hip)");
+    const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
+    if (!prepared.violations.empty()) throw InputError(violationText(prepared.name, v.arch->name, prepared.violations));
+    std::string file = args.outputFile;
+    if (!args.outputDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(args.outputDir, ec);
+        file = (fs::path(args.outputDir) / (prepared.name + ".cu")).string();
+    }
+    writeOutput(file, prepared.source);
+    if (!file.empty() && file != "-") std::cerr << "wrote " << file << "\n";
+    return 0;
+}
+
+int compile(const Context& ctx, const CompileArgs& args) {
+    const ResolvedVariant v = resolve(ctx, args.variant);
+    if (v.arch->vendor != Vendor::Nvidia) throw InputError("compiling for AMD (" + v.arch->name + ") is not available yet");
+    if (!v.arch->compilable)
+        throw InputError(v.arch->name + " is for analysis only: this NVRTC (" + nvrtcVersionString() + ") cannot compile for it");
+    if (args.emit != "ptx" && args.emit != "cubin" && args.emit != "sass" && args.emit != "resources")
+        throw InputError("--emit must be ptx, cubin, sass or resources (isa is for AMD arches)");
+    const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
+    if (!prepared.violations.empty()) throw InputError(violationText(prepared.name, v.arch->name, prepared.violations));
+
+    Compiler compiler(cacheRoot() / "nvrtc");
+    const CompileResult result = compiler.compile(prepared.request);
+    if (!result.ok) {
+        std::cerr << "kx: " << prepared.name << " failed to compile for " << v.arch->name << ":\n" << result.log;
+        return 1;
+    }
+    if (args.emit == "ptx") {
+        writeOutput(args.outputFile, result.ptx);
+    } else if (args.emit == "cubin") {
+        if (args.outputFile.empty() || args.outputFile == "-") throw InputError("--emit cubin needs -o FILE (it is binary)");
+        writeOutput(args.outputFile, result.cubin);
+    } else if (args.emit == "sass") {
+        std::string error;
+        auto sass = disassembleCubin(result.cubin, &error);
+        if (!sass) throw InputError(error);
+        writeOutput(args.outputFile, *sass);
+    } else {
+        const SizeMap sizes = v.tmpl->defaultSizes();
+        const LaunchGeometry launch = v.tmpl->launch(v.config, *v.arch, sizes);
+        std::string text;
+        if (args.json) {
+            nlohmann::json kernels = nlohmann::json::array();
+            for (const KernelResources& k : result.kernels)
+                kernels.push_back({{"function", k.function}, {"registers", k.registers}, {"static_smem_bytes", k.sharedBytes},
+                                   {"dynamic_smem_bytes", launch.dynamicSmemBytes}, {"constant_bytes", k.constantBytes},
+                                   {"stack_frame_bytes", k.stackFrameBytes}, {"spill_store_bytes", k.spillStoreBytes},
+                                   {"spill_load_bytes", k.spillLoadBytes}, {"barriers", k.barriers},
+                                   {"threads_per_block", launch.threadsPerBlock()}});
+            nlohmann::json doc = {{"variant", prepared.name}, {"arch", v.arch->name}, {"compiler", result.compilerVersion},
+                                  {"compile_ms", result.compileMs}, {"from_cache", result.fromCache}, {"kernels", kernels}};
+            text = doc.dump(2) + "\n";
+        } else {
+            text = fmt::format("{} for {} ({}{})\n", prepared.name, v.arch->name, result.compilerVersion,
+                               result.fromCache ? ", cached" : fmt::format(", {:.0f} ms", result.compileMs));
+            for (const KernelResources& k : result.kernels) {
+                text += fmt::format("  registers        {} per thread\n", k.registers);
+                text += fmt::format("  shared memory    {} bytes static + {} bytes dynamic\n", k.sharedBytes, launch.dynamicSmemBytes);
+                text += fmt::format("  threads/block    {}\n", launch.threadsPerBlock());
+                text += fmt::format("  stack frame      {} bytes\n", k.stackFrameBytes);
+                text += fmt::format("  spill stores     {} bytes{}\n", k.spillStoreBytes, k.spillStoreBytes ? "  << SPILLS" : "");
+                text += fmt::format("  spill loads      {} bytes{}\n", k.spillLoadBytes, k.spillLoadBytes ? "  << SPILLS" : "");
+                text += fmt::format("  barriers         {}\n", k.barriers);
+                text += fmt::format("  constant memory  {} bytes\n", k.constantBytes);
+            }
+        }
+        writeOutput(args.outputFile, text);
+    }
+    return 0;
+}
+
+}  // namespace kx::cli

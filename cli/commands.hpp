@@ -1,0 +1,46 @@
+// The `kx` subcommands. Each returns the process exit code; bad input throws InputError (exit 2).
+#pragma once
+
+#include "arch/arch_database.hpp"
+#include "templates/template_library.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kx::cli {
+
+struct Context {
+    engine::ArchDatabase arches;
+    engine::TemplateLibrary templates;
+};
+
+// "--set" values: each item "K=V" or "K1=V1,K2=V2".
+std::map<std::string, std::string> parseAssignments(const std::vector<std::string>& items, const char* what);
+
+struct VariantArgs {
+    std::string templateId;
+    std::string arch;
+    std::vector<std::string> sets;
+};
+
+int listTemplates(const Context& ctx, bool json);
+int listArches(const Context& ctx, bool json);
+
+struct GenerateArgs {
+    VariantArgs variant;
+    std::string lang = "cuda";
+    std::string outputFile;
+    std::string outputDir;
+};
+int generate(const Context& ctx, const GenerateArgs& args);
+
+struct CompileArgs {
+    VariantArgs variant;
+    std::string emit = "resources";  // ptx, cubin, sass, resources
+    std::string outputFile;
+    bool json = false;
+};
+int compile(const Context& ctx, const CompileArgs& args);
+
+}  // namespace kx::cli

@@ -1,0 +1,75 @@
+// kx: the engine's command-line face. Exit codes: 0 success, 1 the compiler or the GPU failed,
+// 2 bad input (with a one-line reason on stderr).
+#include "commands.hpp"
+
+#include "util/data_paths.hpp"
+#include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+using namespace kx;
+
+int main(int argc, char** argv) {
+    CLI::App app{"kx - generate, compile and analyse GPU kernels from templates"};
+    app.require_subcommand(1);
+    std::string dataDir;
+    app.add_option("--data-dir", dataDir, "Folder holding templates/ and assets/ (default: found next to kx)");
+    bool json = false;
+
+    auto addVariant = [](CLI::App* cmd, cli::VariantArgs& v) {
+        cmd->add_option("template", v.templateId, "Template id (see 'kx templates')")->required();
+        cmd->add_option("--arch", v.arch, "Target architecture, e.g. sm_90 (see 'kx arches')")->required();
+        cmd->add_option("--set", v.sets, "Parameter value KEY=VALUE (repeatable, or comma-separated)");
+    };
+
+    CLI::App* templates = app.add_subcommand("templates", "List the templates");
+    templates->add_flag("--json", json, "JSON output");
+    CLI::App* arches = app.add_subcommand("arches", "List the architectures");
+    arches->add_flag("--json", json, "JSON output");
+
+    cli::GenerateArgs gen;
+    CLI::App* generate = app.add_subcommand("generate", "Write a template's source for a config");
+    addVariant(generate, gen.variant);
+    generate->add_option("--lang", gen.lang, "cuda or hip")->check(CLI::IsMember({"cuda", "hip"}));
+    auto* genOut = generate->add_option("-o,--output", gen.outputFile, "Output file (default stdout)");
+    generate->add_option("--output-dir", gen.outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
+
+    cli::CompileArgs comp;
+    CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC and print PTX, CUBIN, SASS or resources");
+    addVariant(compile, comp.variant);
+    compile->add_option("--emit", comp.emit, "ptx, cubin, sass or resources")->required();
+    compile->add_option("-o,--output", comp.outputFile, "Output file (default stdout)");
+    compile->add_flag("--json", comp.json, "Resources as JSON");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "kx: " << e.what() << "\n";
+        return 2;
+    }
+
+    try {
+        const std::filesystem::path root = dataDir.empty() ? engine::dataRoot() : std::filesystem::path(dataDir);
+        cli::Context ctx{engine::ArchDatabase::loadFromDataRoot(root), engine::TemplateLibrary::load(root / "templates")};
+        for (const auto& e : ctx.arches.errors()) std::cerr << "kx: warning: " << e.toString() << "\n";
+        for (const auto& e : ctx.templates.errors()) std::cerr << "kx: warning: " << e.toString() << "\n";
+
+        if (*templates) return cli::listTemplates(ctx, json);
+        if (*arches) return cli::listArches(ctx, json);
+        if (*generate) return cli::generate(ctx, gen);
+        if (*compile) return cli::compile(ctx, comp);
+    } catch (const engine::InputError& e) {
+        std::cerr << "kx: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "kx: internal error: " << e.what() << "\n";
+        return 1;
+    }
+    return 2;
+}

@@ -1,0 +1,253 @@
+#include "compile/compiler.hpp"
+
+#include "util/hash.hpp"
+
+#include <nlohmann/json.hpp>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sys/wait.h>
+
+#ifndef KX_CUDA_INCLUDE_DIR
+#define KX_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+#ifndef KX_CUDA_BIN_DIR
+#define KX_CUDA_BIN_DIR "/usr/local/cuda/bin"
+#endif
+
+namespace kx::engine {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void writeFile(const fs::path& p, const std::string& bytes) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string cudaIncludeDir() {
+    if (const char* env = std::getenv("KX_CUDA_INCLUDE"); env && *env) return env;
+    return KX_CUDA_INCLUDE_DIR;
+}
+
+std::string uniqueSuffix() {
+    static std::mt19937_64 rng{std::random_device{}()};
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    return std::to_string(rng());
+}
+
+}  // namespace
+
+std::string nvrtcVersionString() {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtcSupportedArchs() {
+    int count = 0;
+    std::vector<std::string> out;
+    if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS) return out;
+    std::vector<int> archs(static_cast<std::size_t>(count));
+    nvrtcGetSupportedArchs(archs.data());
+    for (int a : archs) out.push_back("sm_" + std::to_string(a));
+    return out;
+}
+
+std::vector<std::string> nvrtcOptions(const CompileRequest& request) {
+    std::vector<std::string> options = {
+        "--gpu-architecture=" + request.arch,
+        "-std=c++17",
+        "--ptxas-options=-v",
+        "-lineinfo",
+        "-I" + cudaIncludeDir(),
+    };
+    options.insert(options.end(), request.options.begin(), request.options.end());
+    return options;
+}
+
+std::string compileCacheKey(const CompileRequest& request) {
+    std::string material = nvrtcVersionString() + "\n" + request.fileName + "\n";
+    for (const std::string& o : nvrtcOptions(request)) material += o + "\n";
+    material += request.source;
+    return hashHex128(material);
+}
+
+Compiler::Compiler(fs::path cacheDir) : m_cacheDir(std::move(cacheDir)) {
+    if (!m_cacheDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(m_cacheDir, ec);
+        if (ec) m_cacheDir.clear();  // an unwritable cache only costs speed
+    }
+}
+
+std::optional<CompileResult> Compiler::lookup(const std::string& key) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto it = m_memory.find(key); it != m_memory.end()) return it->second;
+    }
+    if (m_cacheDir.empty()) return std::nullopt;
+    const fs::path dir = m_cacheDir / key;
+    std::error_code ec;
+    if (!fs::exists(dir / "meta.json", ec)) return std::nullopt;
+    try {
+        const nlohmann::json meta = nlohmann::json::parse(readFile(dir / "meta.json"));
+        CompileResult r;
+        r.ok = meta.at("ok");
+        r.arch = meta.at("arch");
+        r.compilerVersion = meta.at("compiler");
+        r.cacheKey = key;
+        r.log = readFile(dir / "log.txt");
+        r.ptx = readFile(dir / "kernel.ptx");
+        r.cubin = readFile(dir / "kernel.cubin");
+        r.kernels = parsePtxasReport(r.log);
+        r.diagnostics = parseCompileDiagnostics(r.log);
+        std::lock_guard lock(m_mutex);
+        m_memory[key] = r;
+        return r;
+    } catch (const std::exception&) {
+        return std::nullopt;  // a damaged entry is recompiled and rewritten
+    }
+}
+
+void Compiler::store(const CompileResult& result) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_memory[result.cacheKey] = result;
+    }
+    if (m_cacheDir.empty()) return;
+    // Write into a private folder, then rename: readers never see a half-written entry.
+    const fs::path finalDir = m_cacheDir / result.cacheKey;
+    const fs::path tmpDir = m_cacheDir / (result.cacheKey + ".tmp" + uniqueSuffix());
+    std::error_code ec;
+    fs::create_directories(tmpDir, ec);
+    if (ec) return;
+    writeFile(tmpDir / "log.txt", result.log);
+    writeFile(tmpDir / "kernel.ptx", result.ptx);
+    writeFile(tmpDir / "kernel.cubin", result.cubin);
+    nlohmann::json meta = {{"ok", result.ok}, {"arch", result.arch}, {"compiler", result.compilerVersion}};
+    writeFile(tmpDir / "meta.json", meta.dump());
+    fs::rename(tmpDir, finalDir, ec);
+    if (ec) fs::remove_all(tmpDir, ec);  // another thread stored the same key first
+}
+
+CompileResult Compiler::compile(const CompileRequest& request) {
+    const std::string key = compileCacheKey(request);
+    if (auto cached = lookup(key)) {
+        cached->fromCache = true;
+        cached->compileMs = 0;
+        return *cached;
+    }
+
+    CompileResult result;
+    result.cacheKey = key;
+    result.arch = request.arch;
+    result.compilerVersion = nvrtcVersionString();
+    const auto start = std::chrono::steady_clock::now();
+
+    nvrtcProgram program = nullptr;
+    nvrtcResult status = nvrtcCreateProgram(&program, request.source.c_str(), request.fileName.c_str(), 0, nullptr, nullptr);
+    if (status != NVRTC_SUCCESS) {
+        result.log = std::string("NVRTC could not create the program: ") + nvrtcGetErrorString(status);
+        return result;
+    }
+    const std::vector<std::string> options = nvrtcOptions(request);
+    std::vector<const char*> argv;
+    for (const std::string& o : options) argv.push_back(o.c_str());
+    status = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+
+    std::size_t size = 0;
+    nvrtcGetProgramLogSize(program, &size);
+    result.log.resize(size);
+    if (size) nvrtcGetProgramLog(program, result.log.data());
+    while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+
+    if (status == NVRTC_SUCCESS) {
+        result.ok = true;
+        nvrtcGetPTXSize(program, &size);
+        result.ptx.resize(size);
+        nvrtcGetPTX(program, result.ptx.data());
+        while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
+        if (nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+            result.cubin.resize(size);
+            nvrtcGetCUBIN(program, result.cubin.data());
+        }
+    } else if (result.log.empty()) {
+        result.log = nvrtcGetErrorString(status);
+    }
+    nvrtcDestroyProgram(&program);
+
+    result.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.kernels = parsePtxasReport(result.log);
+    result.diagnostics = parseCompileDiagnostics(result.log);
+    store(result);
+    return result;
+}
+
+std::optional<std::string> disassembleCubin(const std::string& cubin, std::string* error) {
+    auto findTool = [](const std::string& name) -> std::string {
+        for (const fs::path& dir : {fs::path(KX_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+            std::error_code ec;
+            if (fs::exists(dir / name, ec)) return (dir / name).string();
+        }
+        if (const char* path = std::getenv("PATH")) {
+            std::string p = path;
+            std::size_t start = 0;
+            while (start <= p.size()) {
+                const std::size_t end = p.find(':', start);
+                const fs::path dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+                std::error_code ec;
+                if (!dir.empty() && fs::exists(dir / name, ec)) return (dir / name).string();
+                if (end == std::string::npos) break;
+                start = end + 1;
+            }
+        }
+        return {};
+    };
+    if (cubin.empty()) {
+        if (error) *error = "no CUBIN to disassemble";
+        return std::nullopt;
+    }
+    std::string tool = findTool("nvdisasm");
+    std::string command;
+    const fs::path tmp = fs::temp_directory_path() / ("kx-" + uniqueSuffix() + ".cubin");
+    writeFile(tmp, cubin);
+    if (!tool.empty()) {
+        command = "'" + tool + "' -c -g '" + tmp.string() + "' 2>&1";
+    } else if (!(tool = findTool("cuobjdump")).empty()) {
+        command = "'" + tool + "' --dump-sass '" + tmp.string() + "' 2>&1";
+    } else {
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        if (error) *error = "SASS needs nvdisasm or cuobjdump (CUDA Toolkit, or 'pip install nvidia-cuda-cuobjdump'); neither was found";
+        return std::nullopt;
+    }
+    std::string output;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char buffer[4096];
+        std::size_t n;
+        while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+        const int status = pclose(pipe);
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        if (status != 0) {
+            if (error) *error = "disassembler failed: " + output;
+            return std::nullopt;
+        }
+        return output;
+    }
+    if (error) *error = "could not start " + tool;
+    return std::nullopt;
+}
+
+}  // namespace kx::engine

@@ -1,0 +1,94 @@
+// NVRTC compilation to PTX and CUBIN with the ptxas resource report, cached by content hash.
+#pragma once
+
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kx::engine {
+
+struct CompileRequest {
+    std::string source;
+    std::string fileName = "kernel.cu";  // the name diagnostics refer to
+    std::string arch;                    // "sm_90", "sm_90a"
+    std::vector<std::string> options;    // extra NVRTC options, e.g. "--maxrregcount=64", "--use_fast_math"
+};
+
+// One kernel's line of the ptxas report. Bytes unless said.
+struct KernelResources {
+    std::string function;
+    int registers = 0;
+    long long sharedBytes = 0;       // static shared memory
+    long long constantBytes = 0;     // cmem[0]
+    long long stackFrameBytes = 0;
+    long long spillStoreBytes = 0;
+    long long spillLoadBytes = 0;
+    int barriers = 0;
+    bool spills() const { return spillStoreBytes > 0 || spillLoadBytes > 0; }
+};
+
+struct CompileDiagnostic {
+    std::string file;
+    int line = 0;
+    std::string severity;  // "error", "warning"
+    std::string message;
+};
+
+struct CompileResult {
+    bool ok = false;
+    std::string ptx;
+    std::string cubin;                      // ELF bytes; empty for virtual (compute_) targets
+    std::string log;                        // the compiler's whole log
+    std::vector<CompileDiagnostic> diagnostics;
+    std::vector<KernelResources> kernels;   // from the ptxas report
+    double compileMs = 0;                   // time NVRTC took (0 when served from the cache)
+    bool fromCache = false;
+    std::string cacheKey;
+    std::string compilerVersion;            // "NVRTC 13.0"
+    std::string arch;
+};
+
+// "NVRTC 13.0".
+std::string nvrtcVersionString();
+
+// The architectures this NVRTC accepts, as "sm_75" ... (without the "a"/"f" variants).
+std::vector<std::string> nvrtcSupportedArchs();
+
+// The full NVRTC option list for a request (target, standard, include path, ptxas -v, line info).
+std::vector<std::string> nvrtcOptions(const CompileRequest& request);
+
+// Hash of everything that changes the result: compiler version, options, file name, source.
+std::string compileCacheKey(const CompileRequest& request);
+
+// Parses "ptxas info : Used 40 registers, used 1 barriers, 8192 bytes smem, ..." and the
+// "Function properties" lines that precede them. Unknown lines are ignored.
+std::vector<KernelResources> parsePtxasReport(std::string_view log);
+
+// Parses "file(LINE): error: message" lines of an NVRTC log.
+std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);
+
+// Compiles with NVRTC. Thread-safe; results are cached in memory and under cacheDir (pass an
+// empty path for memory only). Never throws for compile errors: ok=false with the log.
+class Compiler {
+public:
+    explicit Compiler(std::filesystem::path cacheDir);
+    CompileResult compile(const CompileRequest& request);
+
+private:
+    std::optional<CompileResult> lookup(const std::string& key);
+    void store(const CompileResult& result);
+
+    std::filesystem::path m_cacheDir;
+    std::mutex m_mutex;
+    std::unordered_map<std::string, CompileResult> m_memory;
+};
+
+// SASS of a CUBIN through nvdisasm or cuobjdump (from PATH or the CUDA toolkit's bin folder).
+// Returns nullopt with *error set when neither tool is present or it fails.
+std::optional<std::string> disassembleCubin(const std::string& cubin, std::string* error);
+
+}  // namespace kx::engine

@@ -1,0 +1,255 @@
+#include "templates/template.hpp"
+
+#include "templates/expression.hpp"
+#include "util/error.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <cmath>
+
+namespace kx::engine {
+namespace {
+
+std::string formatNumber(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return std::to_string(static_cast<long long>(v));
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+std::optional<double> numericAttribute(const std::string& text) {
+    double value = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return value;
+}
+
+const EnumChoice* findChoice(const ParamSpec& p, const std::string& name) {
+    for (const EnumChoice& c : p.choices)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+std::string allowedText(const ParamSpec& p) {
+    std::string text;
+    switch (p.type) {
+    case ParamType::Bool: return "true or false";
+    case ParamType::Enum:
+        for (const EnumChoice& c : p.choices) text += (text.empty() ? "" : ", ") + c.name;
+        return "one of " + text;
+    case ParamType::Int:
+        if (p.allowed.empty()) return "an integer from " + std::to_string(p.minValue) + " to " + std::to_string(p.maxValue);
+        for (long long v : p.allowed) text += (text.empty() ? "" : ", ") + std::to_string(v);
+        return "one of " + text;
+    }
+    return text;
+}
+
+// Replaces {NAME} in a constraint message with the variable's value ({arch}: the arch name).
+std::string fillMessage(const std::string& message, const VariableMap& vars, const std::string& archName) {
+    std::string out;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        if (message[i] == '{') {
+            const std::size_t close = message.find('}', i);
+            if (close != std::string::npos) {
+                const std::string key = message.substr(i + 1, close - i - 1);
+                if (key == "arch") { out += archName; i = close; continue; }
+                if (auto it = vars.find(key); it != vars.end()) { out += formatNumber(it->second); i = close; continue; }
+            }
+        }
+        out += message[i];
+    }
+    return out;
+}
+
+}  // namespace
+
+Template::Template(TemplateManifest manifest, std::string kernelSource)
+    : m_manifest(std::move(manifest)), m_kernelSource(std::move(kernelSource)) {}
+
+Config Template::defaultConfig() const {
+    Config c;
+    c.templateId = m_manifest.id;
+    for (const ParamSpec& p : m_manifest.params) c.values[p.name] = p.defaultValue;
+    return c;
+}
+
+Config Template::withValues(const Config& base, const std::map<std::string, std::string>& overrides) const {
+    Config c = base;
+    for (const auto& [key, value] : overrides) {
+        const ParamSpec* p = m_manifest.findParam(key);
+        if (!p) {
+            std::string known;
+            for (const ParamSpec& q : m_manifest.params) known += (known.empty() ? "" : ", ") + q.name;
+            throw InputError("'" + key + "' is not a parameter of " + m_manifest.id + " (parameters: " + known + ")");
+        }
+        std::string canonical = value;
+        bool ok = false;
+        switch (p->type) {
+        case ParamType::Int: {
+            long long v = 0;
+            const char* end = value.data() + value.size();
+            auto [ptr, ec] = std::from_chars(value.data(), end, v);
+            if (ec == std::errc() && ptr == end) {
+                canonical = std::to_string(v);
+                ok = p->allowed.empty() ? (v >= p->minValue && v <= p->maxValue)
+                                        : std::find(p->allowed.begin(), p->allowed.end(), v) != p->allowed.end();
+            }
+            break;
+        }
+        case ParamType::Bool:
+            if (value == "true" || value == "1" || value == "on") { canonical = "true"; ok = true; }
+            if (value == "false" || value == "0" || value == "off") { canonical = "false"; ok = true; }
+            break;
+        case ParamType::Enum: ok = findChoice(*p, value) != nullptr; break;
+        }
+        if (!ok) throw InputError(key + "=" + value + " is not allowed: " + key + " must be " + allowedText(*p));
+        c.values[key] = canonical;
+    }
+    return c;
+}
+
+std::map<std::string, double> Template::variables(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    if (config.templateId != m_manifest.id)
+        throw InputError("config is for '" + config.templateId + "', not '" + m_manifest.id + "'");
+    VariableMap vars = arch.expressionVariables();
+    for (const ParamSpec& p : m_manifest.params) {
+        const std::string& text = config.at(p.name);
+        switch (p.type) {
+        case ParamType::Int: vars[p.name] = static_cast<double>(std::stoll(text)); break;
+        case ParamType::Bool: vars[p.name] = text == "true" ? 1.0 : 0.0; break;
+        case ParamType::Enum: {
+            const EnumChoice* choice = findChoice(p, text);
+            if (!choice) throw InputError(p.name + "=" + text + " is not allowed: " + p.name + " must be " + allowedText(p));
+            for (const auto& [key, value] : choice->attributes)
+                if (auto number = numericAttribute(value)) vars[key] = *number;
+            break;
+        }
+        }
+    }
+    for (const auto& [name, value] : sizes) vars[name] = static_cast<double>(value);
+    for (const DerivedSpec& d : m_manifest.derived) {
+        try {
+            vars[d.name] = evaluateExpression(d.expr, vars);
+        } catch (const InputError& e) {
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(d.line) + ": derived '" + d.name + "': " + e.what());
+        }
+    }
+    return vars;
+}
+
+std::vector<Violation> Template::validate(const Config& config, const Arch& arch) const {
+    const VariableMap vars = variables(config, arch);
+    std::vector<Violation> violations;
+    for (const ConstraintSpec& c : m_manifest.constraints) {
+        double holds = 0;
+        try {
+            holds = evaluateExpression(c.expr, vars);
+        } catch (const InputError& e) {
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(c.line) + ": constraint: " + e.what());
+        }
+        if (holds == 0) violations.push_back({fillMessage(c.message, vars, arch.name), c.expr, c.line});
+    }
+    return violations;
+}
+
+std::string Template::configName(const Config& config) const {
+    const std::string& pattern = m_manifest.namePattern;
+    std::string out;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '{') {
+            const std::size_t close = pattern.find('}', i);
+            if (close == std::string::npos)
+                throw InputError(m_manifest.manifestFile + ": name pattern has an unclosed '{'");
+            out += config.at(pattern.substr(i + 1, close - i - 1));
+            i = close;
+        } else {
+            out += pattern[i];
+        }
+    }
+    return out;
+}
+
+std::string Template::render(const Config& config, const Arch& arch) const {
+    // Every text a placeholder may name: parameters, all attributes of the chosen choices
+    // (text ones too), derived values, the kernel name and the arch.
+    std::map<std::string, std::string> text;
+    const VariableMap vars = variables(config, arch);
+    for (const ParamSpec& p : m_manifest.params) {
+        text[p.name] = config.at(p.name);
+        if (p.type == ParamType::Enum)
+            for (const auto& [key, value] : findChoice(p, config.at(p.name))->attributes) text[key] = value;
+    }
+    for (const DerivedSpec& d : m_manifest.derived) text[d.name] = formatNumber(vars.at(d.name));
+    text["KERNEL_NAME"] = configName(config);
+    text["ARCH"] = arch.name;
+
+    const std::string& src = m_kernelSource;
+    std::string out;
+    out.reserve(src.size() + 256);
+    int line = 1;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        if (src[i] == '\n') ++line;
+        if (src[i] == '$' && i + 1 < src.size() && src[i + 1] == '{') {
+            const std::size_t close = src.find('}', i + 2);
+            const std::string where = m_manifest.folder + "/" + m_manifest.sourceFile + ":" + std::to_string(line) + ": ";
+            if (close == std::string::npos) throw InputError(where + "unclosed placeholder '${'");
+            const std::string key = src.substr(i + 2, close - i - 2);
+            auto it = text.find(key);
+            if (it == text.end()) throw InputError(where + "placeholder ${" + key + "} names no parameter, attribute or derived value");
+            out += it->second;
+            i = close;
+            continue;
+        }
+        out += src[i];
+    }
+    return out;
+}
+
+SizeMap Template::defaultSizes() const {
+    SizeMap sizes;
+    for (const SizeSpec& s : m_manifest.sizes) sizes[s.name] = s.defaultValue;
+    return sizes;
+}
+
+SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides) const {
+    SizeMap sizes = defaultSizes();
+    for (const auto& [key, value] : overrides) {
+        auto spec = std::find_if(m_manifest.sizes.begin(), m_manifest.sizes.end(), [&](const SizeSpec& s) { return s.name == key; });
+        if (spec == m_manifest.sizes.end()) {
+            std::string known;
+            for (const SizeSpec& s : m_manifest.sizes) known += (known.empty() ? "" : ", ") + s.name;
+            throw InputError("'" + key + "' is not a problem size of " + m_manifest.id + " (sizes: " + known + ")");
+        }
+        long long v = 0;
+        const char* end = value.data() + value.size();
+        auto [ptr, ec] = std::from_chars(value.data(), end, v);
+        if (ec != std::errc() || ptr != end) throw InputError("size " + key + "=" + value + " is not an integer");
+        if (v < spec->minValue) throw InputError("size " + key + "=" + value + " is below its minimum " + std::to_string(spec->minValue));
+        sizes[key] = v;
+    }
+    return sizes;
+}
+
+LaunchGeometry Template::launch(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    const VariableMap vars = variables(config, arch, sizes);
+    LaunchGeometry g;
+    for (int i = 0; i < 3; ++i) {
+        g.grid[i] = static_cast<long long>(evaluateExpression(m_manifest.launch.grid[i], vars));
+        g.block[i] = static_cast<long long>(evaluateExpression(m_manifest.launch.block[i], vars));
+    }
+    g.dynamicSmemBytes = static_cast<long long>(evaluateExpression(m_manifest.launch.dynamicSmem, vars));
+    return g;
+}
+
+double Template::flops(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    return evaluateExpression(m_manifest.flopsExpr, variables(config, arch, sizes));
+}
+
+double Template::minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    return evaluateExpression(m_manifest.bytesExpr, variables(config, arch, sizes));
+}
+
+}  // namespace kx::engine

@@ -1,0 +1,74 @@
+// A loaded template: manifest plus kernel source, with the operations that turn a Config into a
+// verdict, a name and source code.
+#pragma once
+
+#include "arch/arch.hpp"
+#include "templates/config.hpp"
+#include "templates/manifest.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kx::engine {
+
+struct Violation {
+    std::string message;  // the manifest's message with {NAME}s filled in
+    std::string expr;     // the constraint that failed, as written
+    int line = 0;         // manifest line
+};
+
+struct LaunchGeometry {
+    long long grid[3] = {1, 1, 1};
+    long long block[3] = {1, 1, 1};
+    long long dynamicSmemBytes = 0;
+    long long threadsPerBlock() const { return block[0] * block[1] * block[2]; }
+    long long blocks() const { return grid[0] * grid[1] * grid[2]; }
+};
+
+using SizeMap = std::map<std::string, long long>;
+
+class Template {
+public:
+    Template(TemplateManifest manifest, std::string kernelSource);
+
+    const TemplateManifest& manifest() const { return m_manifest; }
+    const std::string& id() const { return m_manifest.id; }
+    const std::string& kernelSource() const { return m_kernelSource; }
+
+    Config defaultConfig() const;
+
+    // Returns base with each "KEY" set to "VALUE". Throws InputError naming the key when it is
+    // not a parameter, and naming the value and what is allowed when the value is not allowed.
+    Config withValues(const Config& base, const std::map<std::string, std::string>& overrides) const;
+
+    // Every violated constraint for this arch, in manifest order. Empty means valid.
+    // Throws InputError when the config is not of this template.
+    std::vector<Violation> validate(const Config& config, const Arch& arch) const;
+
+    // The procedural name from the manifest's name pattern: "gemm_f16_rcr_128x128x32_w64x64_s2".
+    std::string configName(const Config& config) const;
+
+    // Every variable an expression may use: parameters (bool as 0/1), the chosen enum values'
+    // numeric attributes, the arch's variables, derived values, and sizes when given.
+    std::map<std::string, double> variables(const Config& config, const Arch& arch,
+                                            const SizeMap& sizes = {}) const;
+
+    // The kernel source with every ${NAME} replaced. Throws InputError when a placeholder names
+    // nothing known. Does not check constraints.
+    std::string render(const Config& config, const Arch& arch) const;
+
+    SizeMap defaultSizes() const;
+    // Fills missing sizes with defaults; throws InputError on an unknown size or one below its minimum.
+    SizeMap withSizes(const std::map<std::string, std::string>& overrides) const;
+
+    LaunchGeometry launch(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    double flops(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    double minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+
+private:
+    TemplateManifest m_manifest;
+    std::string m_kernelSource;
+};
+
+}  // namespace kx::engine

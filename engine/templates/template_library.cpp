@@ -1,0 +1,263 @@
+#include "templates/template_library.hpp"
+
+#include "util/error.hpp"
+
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace kx::engine {
+namespace fs = std::filesystem;
+using tinyxml2::XMLElement;
+
+namespace {
+
+// Errors in a manifest always carry "file:line: ".
+[[noreturn]] void fail(const fs::path& file, int line, const std::string& message) {
+    throw InputError(file.string() + ":" + std::to_string(line) + ": " + message);
+}
+
+std::string attr(const XMLElement* e, const char* name, const std::string& fallback = "") {
+    const char* v = e->Attribute(name);
+    return v ? std::string(v) : fallback;
+}
+
+std::string requiredAttr(const fs::path& file, const XMLElement* e, const char* name) {
+    const char* v = e->Attribute(name);
+    if (!v || !*v) fail(file, e->GetLineNum(), std::string("<") + e->Name() + "> needs attribute '" + name + "'");
+    return v;
+}
+
+long long parseInteger(const fs::path& file, int line, const std::string& text, const std::string& what) {
+    long long value = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) fail(file, line, what + " '" + text + "' is not an integer");
+    return value;
+}
+
+std::string elementText(const XMLElement* e) {
+    const char* t = e ? e->GetText() : nullptr;
+    std::string s = t ? t : "";
+    // Fold the indentation of multi-line text into single spaces.
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = !out.empty();
+        } else {
+            if (space) out += ' ';
+            space = false;
+            out += c;
+        }
+    }
+    return out;
+}
+
+bool isIdentifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+ParamSpec parseParam(const fs::path& file, const XMLElement* e) {
+    ParamSpec p;
+    p.line = e->GetLineNum();
+    p.name = requiredAttr(file, e, "name");
+    if (!isIdentifier(p.name)) fail(file, p.line, "parameter name '" + p.name + "' is not an identifier");
+    p.label = attr(e, "label", p.name);
+    p.help = attr(e, "help");
+    p.group = attr(e, "group", "Parameters");
+    const std::string type = requiredAttr(file, e, "type");
+    p.defaultValue = requiredAttr(file, e, "default");
+    if (type == "int") {
+        p.type = ParamType::Int;
+        if (const char* values = e->Attribute("values")) {
+            std::stringstream list(values);
+            std::string item;
+            while (std::getline(list, item, ','))
+                p.allowed.push_back(parseInteger(file, p.line, item, "allowed value of '" + p.name + "'"));
+            if (p.allowed.empty()) fail(file, p.line, "parameter '" + p.name + "' lists no values");
+        } else {
+            p.minValue = parseInteger(file, p.line, requiredAttr(file, e, "min"), "min of '" + p.name + "'");
+            p.maxValue = parseInteger(file, p.line, requiredAttr(file, e, "max"), "max of '" + p.name + "'");
+            if (p.minValue > p.maxValue) fail(file, p.line, "parameter '" + p.name + "' has min > max");
+        }
+        const long long def = parseInteger(file, p.line, p.defaultValue, "default of '" + p.name + "'");
+        const bool ok = p.allowed.empty() ? (def >= p.minValue && def <= p.maxValue)
+                                          : std::find(p.allowed.begin(), p.allowed.end(), def) != p.allowed.end();
+        if (!ok) fail(file, p.line, "default of '" + p.name + "' is not an allowed value");
+    } else if (type == "bool") {
+        p.type = ParamType::Bool;
+        if (p.defaultValue != "true" && p.defaultValue != "false")
+            fail(file, p.line, "default of bool parameter '" + p.name + "' must be true or false");
+    } else if (type == "enum") {
+        p.type = ParamType::Enum;
+        for (const XMLElement* c = e->FirstChildElement("choice"); c; c = c->NextSiblingElement("choice")) {
+            EnumChoice choice;
+            choice.name = requiredAttr(file, c, "name");
+            choice.help = attr(c, "help");
+            for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next()) {
+                const std::string key = a->Name();
+                if (key != "name" && key != "help") choice.attributes[key] = a->Value();
+            }
+            p.choices.push_back(std::move(choice));
+        }
+        if (p.choices.empty()) fail(file, p.line, "enum parameter '" + p.name + "' has no <choice>");
+        if (std::none_of(p.choices.begin(), p.choices.end(), [&](const EnumChoice& c) { return c.name == p.defaultValue; }))
+            fail(file, p.line, "default '" + p.defaultValue + "' of '" + p.name + "' is not one of its choices");
+    } else {
+        fail(file, p.line, "parameter '" + p.name + "' has unknown type '" + type + "' (int, bool or enum)");
+    }
+    return p;
+}
+
+}  // namespace
+
+const ParamSpec* TemplateManifest::findParam(const std::string& name) const {
+    for (const ParamSpec& p : params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+TemplateManifest parseManifest(const fs::path& manifestFile) {
+    tinyxml2::XMLDocument doc;
+    if (doc.LoadFile(manifestFile.c_str()) != tinyxml2::XML_SUCCESS) {
+        std::string reason = doc.ErrorStr() ? doc.ErrorStr() : "cannot read file";
+        fail(manifestFile, doc.ErrorLineNum(), "malformed XML: " + reason);
+    }
+    const XMLElement* root = doc.RootElement();
+    if (!root || std::string(root->Name()) != "template")
+        fail(manifestFile, root ? root->GetLineNum() : 1, "the root element must be <template>");
+
+    TemplateManifest m;
+    m.manifestFile = fs::absolute(manifestFile).string();
+    m.folder = fs::absolute(manifestFile).parent_path().string();
+    m.id = requiredAttr(manifestFile, root, "id");
+    m.title = attr(root, "title", m.id);
+    m.category = attr(root, "category", "Other");
+    m.referenceName = attr(root, "reference");
+    {
+        std::stringstream list(attr(root, "languages", "cuda"));
+        std::string item;
+        while (std::getline(list, item, ',')) m.languages.push_back(item);
+    }
+    m.summary = elementText(root->FirstChildElement("summary"));
+
+    const XMLElement* source = root->FirstChildElement("source");
+    if (!source) fail(manifestFile, root->GetLineNum(), "<template> needs a <source file=...> element");
+    m.sourceFile = requiredAttr(manifestFile, source, "file");
+
+    const XMLElement* pattern = root->FirstChildElement("name-pattern");
+    if (!pattern) fail(manifestFile, root->GetLineNum(), "<template> needs a <name-pattern>");
+    m.namePattern = elementText(pattern);
+
+    std::set<std::string> names;
+    auto claimName = [&](const std::string& name, int line) {
+        if (!names.insert(name).second) fail(manifestFile, line, "the name '" + name + "' is defined twice");
+    };
+
+    if (const XMLElement* params = root->FirstChildElement("parameters")) {
+        for (const XMLElement* e = params->FirstChildElement(); e; e = e->NextSiblingElement()) {
+            if (std::string(e->Name()) != "param")
+                fail(manifestFile, e->GetLineNum(), std::string("unexpected <") + e->Name() + "> in <parameters>");
+            m.params.push_back(parseParam(manifestFile, e));
+            claimName(m.params.back().name, m.params.back().line);
+        }
+    }
+    for (const XMLElement* e = root->FirstChildElement("derived"); e; e = e->NextSiblingElement("derived")) {
+        DerivedSpec d{requiredAttr(manifestFile, e, "name"), requiredAttr(manifestFile, e, "expr"), attr(e, "help"), e->GetLineNum()};
+        if (!isIdentifier(d.name)) fail(manifestFile, d.line, "derived name '" + d.name + "' is not an identifier");
+        claimName(d.name, d.line);
+        m.derived.push_back(std::move(d));
+    }
+    if (const XMLElement* cons = root->FirstChildElement("constraints")) {
+        for (const XMLElement* e = cons->FirstChildElement("constraint"); e; e = e->NextSiblingElement("constraint"))
+            m.constraints.push_back({requiredAttr(manifestFile, e, "expr"), requiredAttr(manifestFile, e, "message"), e->GetLineNum()});
+    }
+    if (const XMLElement* problem = root->FirstChildElement("problem")) {
+        for (const XMLElement* e = problem->FirstChildElement("size"); e; e = e->NextSiblingElement("size")) {
+            SizeSpec s;
+            s.line = e->GetLineNum();
+            s.name = requiredAttr(manifestFile, e, "name");
+            s.help = attr(e, "help");
+            s.defaultValue = parseInteger(manifestFile, s.line, requiredAttr(manifestFile, e, "default"), "default of size '" + s.name + "'");
+            s.minValue = parseInteger(manifestFile, s.line, attr(e, "min", "1"), "min of size '" + s.name + "'");
+            claimName(s.name, s.line);
+            m.sizes.push_back(std::move(s));
+        }
+    }
+    if (const XMLElement* args = root->FirstChildElement("args")) {
+        for (const XMLElement* e = args->FirstChildElement("arg"); e; e = e->NextSiblingElement("arg")) {
+            ArgSpec a{requiredAttr(manifestFile, e, "name"), requiredAttr(manifestFile, e, "role"),
+                      requiredAttr(manifestFile, e, "type"), attr(e, "count", "1"), e->GetLineNum()};
+            static const std::set<std::string> roles = {"in", "out", "inout", "scratch", "size"};
+            if (!roles.count(a.role))
+                fail(manifestFile, a.line, "arg '" + a.name + "' has unknown role '" + a.role + "' (in, out, inout, scratch or size)");
+            m.args.push_back(std::move(a));
+        }
+    }
+    if (const XMLElement* launch = root->FirstChildElement("launch")) {
+        const char* axes[3] = {"x", "y", "z"};
+        for (int i = 0; i < 3; ++i) {
+            m.launch.grid[i] = attr(launch, ("grid-" + std::string(axes[i])).c_str(), "1");
+            m.launch.block[i] = attr(launch, ("block-" + std::string(axes[i])).c_str(), "1");
+        }
+        m.launch.dynamicSmem = attr(launch, "dynamic-smem", "0");
+    } else {
+        fail(manifestFile, root->GetLineNum(), "<template> needs a <launch> element");
+    }
+    if (const XMLElement* e = root->FirstChildElement("flops")) m.flopsExpr = requiredAttr(manifestFile, e, "expr");
+    if (const XMLElement* e = root->FirstChildElement("bytes")) m.bytesExpr = requiredAttr(manifestFile, e, "expr");
+    return m;
+}
+
+TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
+    TemplateLibrary lib;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        lib.m_errors.push_back({dir.string(), 0, "template folder not found"});
+        return lib;
+    }
+    std::vector<fs::path> manifests;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_directory() && fs::exists(entry.path() / "manifest.xml")) manifests.push_back(entry.path() / "manifest.xml");
+    std::sort(manifests.begin(), manifests.end());
+
+    for (const fs::path& file : manifests) {
+        try {
+            TemplateManifest m = parseManifest(file);
+            const fs::path sourcePath = fs::path(m.folder) / m.sourceFile;
+            std::ifstream in(sourcePath, std::ios::binary);
+            if (!in) fail(file, 0, "kernel source '" + m.sourceFile + "' cannot be read");
+            std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (lib.find(m.id)) fail(file, 0, "template id '" + m.id + "' is used twice");
+            lib.m_templates.push_back(std::make_shared<const Template>(std::move(m), std::move(source)));
+        } catch (const InputError& e) {
+            // "file:line: message" -> split back into a LoadError.
+            std::string what = e.what();
+            LoadError err{file.string(), 0, what};
+            const std::string prefix = file.string() + ":";
+            if (what.rfind(prefix, 0) == 0) {
+                const std::size_t colon = what.find(':', prefix.size());
+                if (colon != std::string::npos) {
+                    err.line = std::atoi(what.substr(prefix.size(), colon - prefix.size()).c_str());
+                    err.message = what.substr(colon + 2);
+                }
+            }
+            lib.m_errors.push_back(std::move(err));
+        }
+    }
+    return lib;
+}
+
+std::shared_ptr<const Template> TemplateLibrary::find(std::string_view id) const {
+    for (const auto& t : m_templates)
+        if (t->id() == id) return t;
+    return nullptr;
+}
+
+}  // namespace kx::engine

@@ -1,0 +1,32 @@
+// Every template under a folder (templates/<id>/manifest.xml).
+#pragma once
+
+#include "arch/arch.hpp"
+#include "templates/template.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace kx::engine {
+
+// Parses one manifest. Throws InputError "file:line: reason" on a malformed file.
+TemplateManifest parseManifest(const std::filesystem::path& manifestFile);
+
+class TemplateLibrary {
+public:
+    // Loads every folder of dir holding a manifest.xml, sorted by id. A malformed template is
+    // recorded in errors() with file and line and skipped.
+    static TemplateLibrary load(const std::filesystem::path& dir);
+
+    const std::vector<std::shared_ptr<const Template>>& templates() const { return m_templates; }
+    const std::vector<LoadError>& errors() const { return m_errors; }
+    std::shared_ptr<const Template> find(std::string_view id) const;  // nullptr when unknown
+
+private:
+    std::vector<std::shared_ptr<const Template>> m_templates;
+    std::vector<LoadError> m_errors;
+};
+
+}  // namespace kx::engine

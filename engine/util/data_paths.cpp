@@ -1,0 +1,51 @@
+#include "util/data_paths.hpp"
+
+#include <cstdlib>
+#include <system_error>
+#include <unistd.h>
+
+#ifndef KX_DEFAULT_DATA_DIR
+#define KX_DEFAULT_DATA_DIR "."
+#endif
+
+namespace kx::engine {
+namespace fs = std::filesystem;
+
+static fs::path executableDir() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe.parent_path();
+}
+
+fs::path dataRoot() {
+    if (const char* env = std::getenv("KX_DATA_DIR"); env && *env) return fs::path(env);
+    // build/bin/kx -> repository root; an install puts data in <prefix>/share/kernel-explorer.
+    const fs::path exeDir = executableDir();
+    if (!exeDir.empty()) {
+        for (const fs::path& candidate : {exeDir.parent_path().parent_path(),
+                                          exeDir.parent_path() / "share" / "kernel-explorer"}) {
+            std::error_code ec;
+            if (fs::is_directory(candidate / "templates", ec) && fs::is_directory(candidate / "assets", ec))
+                return candidate;
+        }
+    }
+    return fs::path(KX_DEFAULT_DATA_DIR);
+}
+
+fs::path cacheRoot() {
+    fs::path root;
+    if (const char* env = std::getenv("KX_CACHE_DIR"); env && *env) {
+        root = env;
+    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+        root = fs::path(xdg) / "kernel-explorer";
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        root = fs::path(home) / ".cache" / "kernel-explorer";
+    } else {
+        root = fs::temp_directory_path() / "kernel-explorer-cache";
+    }
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    return root;
+}
+
+}  // namespace kx::engine

@@ -1,0 +1,16 @@
+// Where the program finds its data (templates/, assets/, tutorials/).
+#pragma once
+
+#include <filesystem>
+
+namespace kx::engine {
+
+// The data root, in order: $KX_DATA_DIR; the folder two levels above the executable when it
+// holds templates/ (a build tree next to the sources); the KX_DATA_DIR compiled in.
+std::filesystem::path dataRoot();
+
+// Per-user cache folder for compiled artifacts: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kernel-explorer,
+// else ~/.cache/kernel-explorer. Created on first use.
+std::filesystem::path cacheRoot();
+
+}  // namespace kx::engine

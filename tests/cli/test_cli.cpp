@@ -1,0 +1,141 @@
+// kx as a user runs it: exit codes, messages and outputs.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+fs::path scratchDir() {
+    fs::path dir = fs::temp_directory_path() / ("kx-cli-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+Outcome kx(const std::string& args) {
+    const fs::path errFile = scratchDir() / "stderr.txt";
+    const std::string command = std::string(KX_TEST_BINARY_DIR) + "/bin/kx " + args + " 2>" + errFile.string();
+    Outcome o;
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::array<char, 4096> buffer;
+    std::size_t n;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.out.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.err = slurp(errFile);
+    return o;
+}
+
+int lineCount(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("kx templates and kx arches list what is available", "[cli]") {
+    const Outcome t = kx("templates");
+    CHECK(t.exitCode == 0);
+    CHECK(t.out.find("gemm") != std::string::npos);
+    CHECK(t.out.find("reduce") != std::string::npos);
+    const Outcome a = kx("arches");
+    CHECK(a.exitCode == 0);
+    for (const char* name : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120", "gfx90a", "gfx942"})
+        CHECK(a.out.find(name) != std::string::npos);
+    CHECK(a.err.empty());
+}
+
+TEST_CASE("kx generate writes the rendered source", "[cli]") {
+    const Outcome g = kx("generate gemm --arch sm_90 --set BM=64 --set BN=128");
+    INFO(g.err);
+    REQUIRE(g.exitCode == 0);
+    CHECK(g.out.find("extern \"C\" __global__") != std::string::npos);
+    CHECK(g.out.find("${") == std::string::npos);
+
+    const fs::path dir = scratchDir() / "generated";
+    const Outcome d = kx("generate reduce --arch sm_80 --output-dir " + dir.string());
+    REQUIRE(d.exitCode == 0);
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        ++files;
+        CHECK(e.path().extension() == ".cu");
+        CHECK(e.path().filename().string().rfind("reduce_", 0) == 0);
+    }
+    CHECK(files == 1);
+
+    const fs::path file = scratchDir() / "k.cu";
+    REQUIRE(kx("generate gemm --arch sm_80 -o " + file.string()).exitCode == 0);
+    CHECK(slurp(file).find("__global__") != std::string::npos);
+}
+
+TEST_CASE("kx compile emits PTX and the resource report", "[cli]") {
+    const Outcome r = kx("compile gemm --arch sm_90 --emit resources");
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out.find("registers") != std::string::npos);
+    CHECK(r.out.find("shared memory") != std::string::npos);
+    CHECK(r.out.find("spill stores") != std::string::npos);
+
+    const Outcome j = kx("compile reduce --arch sm_80 --emit resources --json");
+    REQUIRE(j.exitCode == 0);
+    CHECK(j.out.find("\"registers\"") != std::string::npos);
+
+    const Outcome p = kx("compile gemm --arch sm_120 --set BM=64 --emit ptx");
+    REQUIRE(p.exitCode == 0);
+    CHECK(p.out.find(".target sm_120") != std::string::npos);
+    CHECK(p.out.find(".entry gemm_") != std::string::npos);
+
+    const fs::path cubin = scratchDir() / "k.cubin";
+    REQUIRE(kx("compile reduce --arch sm_90 --emit cubin -o " + cubin.string()).exitCode == 0);
+    CHECK(slurp(cubin).substr(1, 3) == "ELF");
+}
+
+TEST_CASE("bad input exits 2 with a one-line reason", "[cli]") {
+    struct Case { std::string args, reason; };
+    const std::vector<Case> cases = {
+        {"generate nosuch --arch sm_90", "unknown template 'nosuch'"},
+        {"generate gemm --arch sm_999", "unknown arch 'sm_999'"},
+        {"generate gemm --arch sm_90 --set NOPE=1", "'NOPE' is not a parameter of gemm"},
+        {"generate gemm --arch sm_90 --set BM=7", "BM=7 is not allowed"},
+        {"generate gemm --arch sm_90 --set BM", "expects KEY=VALUE"},
+        {"compile gemm --arch sm_90 --emit elf", "--emit must be"},
+        {"compile gemm --arch sm_70 --emit ptx", "analysis only"},
+        {"generate gemm --arch gfx942", "needs an NVIDIA arch"},
+        {"frobnicate", "frobnicate"},
+        {"generate gemm", "--arch"},
+    };
+    for (const Case& c : cases) {
+        INFO("kx " << c.args);
+        const Outcome o = kx(c.args);
+        CHECK(o.exitCode == 2);
+        CHECK(o.err.find(c.reason) != std::string::npos);
+        CHECK(o.out.empty());
+    }
+}
+
+TEST_CASE("violated constraints are each listed", "[cli]") {
+    // A warp tile bigger than the block tile breaks more than one rule.
+    const Outcome o = kx("generate gemm --arch sm_90 --set BM=32,WM=64");
+    CHECK(o.exitCode == 2);
+    CHECK(o.err.find("is not valid for sm_90") != std::string::npos);
+    CHECK(o.err.find("\n  - ") != std::string::npos);
+    CHECK(lineCount(o.err) >= 2);
+}
