@@ -43,4 +43,15 @@ struct CompileArgs {
 };
 int compile(const Context& ctx, const CompileArgs& args);
 
+struct OccupancyArgs {
+    std::string arch;
+    int regs = -1;
+    int block = 0;
+    long long staticSmem = 0;
+    long long dynSmem = 0;
+    int carveout = -1;
+    std::string csvFile;  // "-" reads stdin
+};
+int occupancy(const Context& ctx, const OccupancyArgs& args);
+
 }  // namespace kx::cli

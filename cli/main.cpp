@@ -43,6 +43,17 @@ int main(int argc, char** argv) {
     compile->add_option("-o,--output", comp.outputFile, "Output file (default stdout)");
     compile->add_flag("--json", comp.json, "Resources as JSON");
 
+    cli::OccupancyArgs occ;
+    CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy (CUDA's own calculator) for a launch, or for CSV rows");
+    occupancy->add_option("--arch", occ.arch, "NVIDIA arch, e.g. sm_90");
+    occupancy->add_option("--regs", occ.regs, "Registers per thread");
+    occupancy->add_option("--block", occ.block, "Threads per block");
+    occupancy->add_option("--static-smem", occ.staticSmem, "Static shared memory per block, bytes");
+    occupancy->add_option("--dyn-smem", occ.dynSmem, "Dynamic shared memory per block, bytes");
+    occupancy->add_option("--carveout", occ.carveout, "Preferred shared-memory carveout: -1 none, else 0..100 (%)");
+    occupancy->add_option("--csv", occ.csvFile,
+                          "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -64,6 +75,7 @@ int main(int argc, char** argv) {
         if (*arches) return cli::listArches(ctx, json);
         if (*generate) return cli::generate(ctx, gen);
         if (*compile) return cli::compile(ctx, comp);
+        if (*occupancy) return cli::occupancy(ctx, occ);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;

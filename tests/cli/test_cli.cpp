@@ -139,3 +139,37 @@ TEST_CASE("violated constraints are each listed", "[cli]") {
     CHECK(o.err.find("\n  - ") != std::string::npos);
     CHECK(lineCount(o.err) >= 2);
 }
+
+TEST_CASE("kx occupancy prints the calculator's answer and its limiter", "[cli][occupancy]") {
+    const Outcome o = kx("occupancy --arch sm_90 --regs 64 --block 256 --dyn-smem 49152");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK(o.out.find("blocks per SM    4") != std::string::npos);
+    CHECK(o.out.find("occupancy        50.0%") != std::string::npos);
+    CHECK(o.out.find("limited by       registers, shared memory") != std::string::npos);
+}
+
+TEST_CASE("kx occupancy --csv appends blocks_per_sm and names bad rows", "[cli][occupancy]") {
+    const fs::path csv = scratchDir() / "occ.csv";
+    std::ofstream(csv) << "arch,regs,static_smem,block,dyn_smem,carveout\n"
+                          "sm_90,64,0,256,49152,-1\n"
+                          "sm_80,32,0,128,0,-1\n"
+                          "sm_86,32,0,256,0,50\n";
+    const Outcome o = kx("occupancy --csv " + csv.string());
+    REQUIRE(o.exitCode == 0);
+    CHECK(o.out ==
+          "arch,regs,static_smem,block,dyn_smem,carveout,blocks_per_sm\n"
+          "sm_90,64,0,256,49152,-1,4\n"
+          "sm_80,32,0,128,0,-1,16\n"
+          "sm_86,32,0,256,0,50,6\n");
+
+    const fs::path bad = scratchDir() / "bad.csv";
+    std::ofstream(bad) << "arch,regs,static_smem,block,dyn_smem,carveout\nsm_90,64,0,256,0,-1\nsm_90,lots,0,256,0,-1\n";
+    const Outcome b = kx("occupancy --csv " + bad.string());
+    CHECK(b.exitCode == 2);
+    CHECK(b.err.find("row 3, column regs") != std::string::npos);
+    CHECK(b.out.empty());
+
+    const Outcome h = kx("occupancy --csv - < /dev/null");
+    CHECK(h.exitCode == 2);
+}

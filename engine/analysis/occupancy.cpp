@@ -1,0 +1,127 @@
+#include "analysis/occupancy.hpp"
+
+#include "util/error.hpp"
+
+#include <cuda_occupancy.h>
+
+#include <climits>
+#include <string>
+
+namespace kx::engine {
+
+const char* limiterName(OccupancyLimiter limiter) {
+    switch (limiter) {
+    case OccupancyLimiter::Warps: return "warps";
+    case OccupancyLimiter::Registers: return "registers";
+    case OccupancyLimiter::SharedMemory: return "shared memory";
+    case OccupancyLimiter::Blocks: return "blocks";
+    case OccupancyLimiter::Barriers: return "barriers";
+    }
+    return "?";
+}
+
+OccupancyResult nvidiaOccupancy(const Arch& arch, const OccupancyInput& in) {
+    if (arch.vendor != Vendor::Nvidia) throw InputError(arch.name + " is not an NVIDIA arch");
+    const NvidiaLimits& nv = arch.nv;
+    if (in.threadsPerBlock < 1 || in.threadsPerBlock > nv.maxThreadsPerBlock)
+        throw InputError("block size " + std::to_string(in.threadsPerBlock) + " is outside 1.." +
+                         std::to_string(nv.maxThreadsPerBlock) + " on " + arch.name);
+    if (in.registersPerThread < 0 || in.registersPerThread > nv.maxRegsPerThread)
+        throw InputError(std::to_string(in.registersPerThread) + " registers per thread is outside 0.." +
+                         std::to_string(nv.maxRegsPerThread) + " on " + arch.name);
+    if (in.staticSmemBytes < 0 || in.dynamicSmemBytes < 0) throw InputError("shared memory cannot be negative");
+    if (in.staticSmemBytes + in.dynamicSmemBytes > nv.smemPerBlockOptin)
+        throw InputError(std::to_string(in.staticSmemBytes + in.dynamicSmemBytes) + " bytes of shared memory exceed the " +
+                         std::to_string(nv.smemPerBlockOptin) + "-byte per-block limit of " + arch.name);
+    if (in.carveoutPercent < -1 || in.carveoutPercent > 100)
+        throw InputError("carveout must be -1 (no preference) or a percentage 0..100");
+
+    cudaOccDeviceProp prop;
+    prop.computeMajor = nv.computeMajor;
+    prop.computeMinor = nv.computeMinor;
+    prop.maxThreadsPerBlock = nv.maxThreadsPerBlock;
+    prop.maxThreadsPerMultiprocessor = nv.maxThreadsPerSm;
+    prop.regsPerBlock = nv.regsPerBlock;
+    prop.regsPerMultiprocessor = nv.regsPerSm;
+    prop.warpSize = arch.warpSize;
+    prop.sharedMemPerBlock = static_cast<size_t>(nv.smemPerBlock);
+    prop.sharedMemPerMultiprocessor = static_cast<size_t>(nv.smemPerSm);
+    prop.numSms = 1;
+    prop.sharedMemPerBlockOptin = static_cast<size_t>(nv.smemPerBlockOptin);
+    prop.reservedSharedMemPerBlock = static_cast<size_t>(nv.smemReservedPerBlock);
+
+    cudaOccFuncAttributes attr;
+    attr.maxThreadsPerBlock = INT_MAX;
+    attr.numRegs = in.registersPerThread;
+    attr.sharedSizeBytes = static_cast<size_t>(in.staticSmemBytes);
+    // A launch with more than 48 KiB has raised cudaFuncAttributeMaxDynamicSharedMemorySize to
+    // its size: that is the only way it can launch, so model exactly that.
+    attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+    attr.maxDynamicSharedSizeBytes = static_cast<size_t>(in.dynamicSmemBytes);
+    attr.numBlockBarriers = in.barriers;
+
+    cudaOccDeviceState state;
+    state.carveoutConfig = in.carveoutPercent;
+
+    cudaOccResult r;
+    const cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(
+        &r, &prop, &attr, &state, in.threadsPerBlock, static_cast<size_t>(in.dynamicSmemBytes));
+    if (status != CUDA_OCC_SUCCESS)
+        throw InputError("the occupancy calculator rejected this input for " + arch.name + " (error " + std::to_string(status) + ")");
+
+    size_t smemConfigured = 0;
+    cudaOccSMemPerMultiprocessor(&smemConfigured, &prop, &state);
+
+    OccupancyResult out;
+    out.blocksPerSm = r.activeBlocksPerMultiprocessor;
+    const int warpsPerBlock = (in.threadsPerBlock + arch.warpSize - 1) / arch.warpSize;
+    out.activeWarpsPerSm = out.blocksPerSm * warpsPerBlock;
+    out.maxWarpsPerSm = nv.maxThreadsPerSm / arch.warpSize;
+    out.occupancy = out.maxWarpsPerSm ? static_cast<double>(out.activeWarpsPerSm) / out.maxWarpsPerSm : 0;
+    out.blockLimitWarps = r.blockLimitWarps;
+    out.blockLimitRegisters = r.blockLimitRegs;
+    out.blockLimitSharedMemory = r.blockLimitSharedMem;
+    out.blockLimitBlocks = r.blockLimitBlocks;
+    out.blockLimitBarriers = r.blockLimitBarriers;
+    out.allocatedRegistersPerBlock = r.allocatedRegistersPerBlock;
+    out.allocatedSmemPerBlock = static_cast<long long>(r.allocatedSharedMemPerBlock);
+    out.smemPerSmConfigured = static_cast<long long>(smemConfigured);
+    if (r.limitingFactors & OCC_LIMIT_WARPS) out.limiters.push_back(OccupancyLimiter::Warps);
+    if (r.limitingFactors & OCC_LIMIT_REGISTERS) out.limiters.push_back(OccupancyLimiter::Registers);
+    if (r.limitingFactors & OCC_LIMIT_SHARED_MEMORY) out.limiters.push_back(OccupancyLimiter::SharedMemory);
+    if (r.limitingFactors & OCC_LIMIT_BLOCKS) out.limiters.push_back(OccupancyLimiter::Blocks);
+    if (r.limitingFactors & OCC_LIMIT_BARRIERS) out.limiters.push_back(OccupancyLimiter::Barriers);
+    return out;
+}
+
+std::string explainOccupancy(const OccupancyResult& r, const OccupancyInput& in) {
+    if (r.limiters.empty()) return "Nothing limits this launch below the SM's maximum.";
+    std::string text;
+    for (OccupancyLimiter l : r.limiters) {
+        if (!text.empty()) text += " and ";
+        switch (l) {
+        case OccupancyLimiter::Warps:
+            text += "warps: " + std::to_string(in.threadsPerBlock) + "-thread blocks fill the SM's " +
+                    std::to_string(r.maxWarpsPerSm) + " warp slots after " + std::to_string(r.blockLimitWarps) + " blocks";
+            break;
+        case OccupancyLimiter::Registers:
+            text += "registers: " + std::to_string(r.allocatedRegistersPerBlock) + " per block (" +
+                    std::to_string(in.registersPerThread) + " per thread, allocated per warp) fit " +
+                    std::to_string(r.blockLimitRegisters) + " blocks";
+            break;
+        case OccupancyLimiter::SharedMemory:
+            text += "shared memory: " + std::to_string(r.allocatedSmemPerBlock) + " bytes per block (reserve included) fit " +
+                    std::to_string(r.blockLimitSharedMemory) + " blocks in " + std::to_string(r.smemPerSmConfigured) + " bytes";
+            break;
+        case OccupancyLimiter::Blocks:
+            text += "blocks: the SM holds at most " + std::to_string(r.blockLimitBlocks) + " blocks";
+            break;
+        case OccupancyLimiter::Barriers:
+            text += "barriers: the SM's barrier slots allow " + std::to_string(r.blockLimitBarriers) + " blocks";
+            break;
+        }
+    }
+    return "Limited by " + text + ".";
+}
+
+}  // namespace kx::engine
