@@ -1,0 +1,48 @@
+// The application shell: the menu bar, the flat list of views, and the tiled layout that places
+// them (left column, centre, right column, status bar). One frame = update() then draw().
+#pragma once
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+#include "views/code_tabs_view.hpp"
+#include "views/view.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace kx::app {
+
+class ExplorerApp {
+public:
+    ExplorerApp(ExplorerModel& model, const Theme& theme);
+
+    // Start of a frame, before ImGui::NewFrame(): applies compile results, starts due compiles.
+    void update() { m_model.update(); }
+    // Between ImGui::NewFrame() and ImGui::Render().
+    void draw();
+
+    ExplorerModel& model() { return m_model; }
+    void selectTab(CodeTab tab) { m_codeTabs->selectTab(tab); }
+    // True once File > Quit was chosen.
+    bool quitRequested() const { return m_quit; }
+
+private:
+    template <class V>
+    V* add() {
+        auto v = std::make_unique<V>(ViewContext{m_model, m_theme});
+        V* raw = v.get();
+        m_views.push_back(std::move(v));
+        return raw;
+    }
+    void drawMenuBar();
+    void layout(float menuBarHeight);
+
+    ExplorerModel& m_model;
+    const Theme& m_theme;
+    std::vector<std::unique_ptr<View>> m_views;
+    CodeTabsView* m_codeTabs = nullptr;
+    View* m_about = nullptr;
+    bool m_quit = false;
+};
+
+}  // namespace kx::app

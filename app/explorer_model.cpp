@@ -1,0 +1,199 @@
+#include "explorer_model.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <utility>
+
+namespace kx::app {
+
+namespace {
+
+// Long enough to swallow a slider drag or a burst of keystrokes, short enough to feel live.
+constexpr auto kCompileDebounce = std::chrono::milliseconds(150);
+
+// Preferred start-up arch: the one our users' GPUs (H100/H200) are.
+constexpr std::string_view kDefaultArch = "sm_90";
+
+}  // namespace
+
+ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir)
+    : m_dataRoot(std::move(dataRoot)),
+      m_arches(engine::ArchDatabase::loadFromDataRoot(m_dataRoot)),
+      m_library(engine::TemplateLibrary::load(m_dataRoot / "templates")),
+      m_compilerVersion(engine::nvrtcVersionString()),
+      m_compiler(std::make_shared<engine::Compiler>(std::move(cacheDir))) {
+    for (const auto& e : m_arches.errors()) m_loadWarnings.push_back(e.toString());
+    for (const auto& e : m_library.errors()) m_loadWarnings.push_back(e.toString());
+    if (m_arches.arches().empty()) m_loadWarnings.push_back("no architectures under " + (m_dataRoot / "assets/arch").string());
+    if (m_library.templates().empty()) m_loadWarnings.push_back("no templates under " + (m_dataRoot / "templates").string());
+
+    if (!selectArch(kDefaultArch)) {
+        for (const auto& a : m_arches.arches()) {
+            if (a.vendor == engine::Vendor::Nvidia && a.compilable) {
+                selectArch(a.name);
+                break;
+            }
+        }
+    }
+    if (!m_library.templates().empty()) selectTemplate(m_library.templates().front()->id());
+}
+
+ExplorerModel::~ExplorerModel() {
+    if (m_job) m_job->cancel();
+}
+
+bool ExplorerModel::selectTemplate(std::string_view id) {
+    auto t = m_library.find(id);
+    if (!t) return false;
+    m_template = std::move(t);
+    m_config = m_template->defaultConfig();
+    edited();
+    return true;
+}
+
+bool ExplorerModel::selectArch(std::string_view name) {
+    const engine::Arch* a = m_arches.findArch(name);
+    if (a == nullptr) return false;
+    m_arch = a;
+    edited();
+    return true;
+}
+
+void ExplorerModel::setParam(const std::string& key, const std::string& value) {
+    if (!m_template) throw engine::InputError("no template selected");
+    engine::Config next = m_template->withValues(m_config, {{key, value}});
+    if (next == m_config) return;  // a click on the current value is not an edit
+    m_config = std::move(next);
+    edited();
+}
+
+void ExplorerModel::resetToDefaults() {
+    if (!m_template) return;
+    m_config = m_template->defaultConfig();
+    edited();
+}
+
+std::string ExplorerModel::paramValue(const std::string& key) const {
+    auto it = m_config.values.find(key);
+    return it == m_config.values.end() ? std::string() : it->second;
+}
+
+void ExplorerModel::edited() {
+    ++m_generation;
+    derive();
+    if (m_template == nullptr || m_arch == nullptr) {
+        m_phase = CompilePhase::Idle;
+        m_compileDue.reset();
+        return;
+    }
+    // Decide now whether a compile is possible, so the status bar says why not without waiting.
+    m_skipReason.clear();
+    if (!m_variant) {
+        m_skipReason = "cannot render: " + m_prepareError;
+    } else if (!m_variant->violations.empty()) {
+        const auto n = m_variant->violations.size();
+        m_skipReason = fmt::format("not compiled: {} violated constraint{}", n, n == 1 ? "" : "s");
+    } else if (m_arch->vendor != engine::Vendor::Nvidia) {
+        m_skipReason = fmt::format("not compiled: {} is AMD (HIP compile is not in the app yet)", m_arch->name);
+    } else if (!m_arch->compilable) {
+        m_skipReason = fmt::format("not compiled: {} is analysis-only ({} cannot target it)", m_arch->name,
+                                   m_compilerVersion);
+    }
+    if (!m_skipReason.empty()) {
+        m_phase = CompilePhase::Skipped;
+        m_compileDue.reset();
+        if (m_job) m_job->cancel();
+        m_job.reset();
+        m_compilingName.clear();
+        return;
+    }
+    m_phase = CompilePhase::Scheduled;
+    m_compileDue = Clock::now() + kCompileDebounce;
+}
+
+void ExplorerModel::derive() {
+    m_variant.reset();
+    m_prepareError.clear();
+    m_launch.reset();
+    m_launchError.clear();
+    m_sizes.clear();
+    if (m_template == nullptr || m_arch == nullptr) return;
+    try {
+        m_variant = engine::prepareVariant(*m_template, m_config, *m_arch);
+    } catch (const std::exception& e) {
+        m_prepareError = e.what();
+    }
+    try {
+        m_sizes = m_template->defaultSizes();
+        m_launch = m_template->launch(m_config, *m_arch, m_sizes);
+    } catch (const std::exception& e) {
+        // An invalid config may make the launch formulas meaningless (division by zero, ...).
+        m_launchError = e.what();
+    }
+}
+
+bool ExplorerModel::compileIdle() const {
+    return !m_compileDue && m_job == nullptr;
+}
+
+void ExplorerModel::update() {
+    // Sample "finished" before draining: a job posts its result before it is marked finished,
+    // so a finished job's result is always in this drain and idle never runs ahead of it.
+    const bool jobFinished = m_job && m_job->finished();
+    m_mailbox.drain();
+    if (jobFinished) {
+        m_job.reset();
+        // A job that threw past its own catch posts nothing; do not spin forever.
+        if (m_phase == CompilePhase::Running) {
+            m_phase = CompilePhase::Skipped;
+            m_skipReason = "the compile job ended without a result";
+            m_compilingName.clear();
+        }
+    }
+    if (m_compileDue && Clock::now() >= *m_compileDue) {
+        m_compileDue.reset();
+        startCompile();
+    }
+}
+
+void ExplorerModel::startCompile() {
+    if (!m_variant) return;
+    if (m_job) m_job->cancel();  // a queued stale job never runs; a running one is discarded
+    m_phase = CompilePhase::Running;
+    m_compilingName = m_variant->name;
+
+    auto compiler = m_compiler;
+    engine::CompileRequest request = m_variant->request;
+    const std::uint64_t generation = m_generation;
+    std::string name = m_variant->name;
+    engine::Mailbox* mailbox = &m_mailbox;
+    m_job = m_jobs.submit("compile " + name, [this, compiler, request, generation, name, mailbox](engine::Job& job) {
+        if (job.cancelled()) return;
+        job.setStage("nvrtc");
+        engine::CompileResult result;
+        try {
+            result = compiler->compile(request);
+        } catch (const std::exception& e) {
+            result.ok = false;
+            result.log = std::string("internal error: ") + e.what();
+        }
+        // The closure runs on the UI thread inside update(); `this` outlives the queue.
+        mailbox->post([this, generation, name, r = std::move(result)]() mutable {
+            onCompiled(generation, name, std::move(r));
+        });
+    });
+}
+
+void ExplorerModel::onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result) {
+    if (generation != m_generation) return;  // an older edit: the user has moved on
+    m_result = std::move(result);
+    m_resultGeneration = generation;
+    m_resultName = std::move(name);
+    m_phase = CompilePhase::Ready;
+    m_compilingName.clear();
+}
+
+}  // namespace kx::app

@@ -1,0 +1,135 @@
+// The application's model: what is selected (template, arch, config), what that yields at once
+// (violations, name, rendered source, launch geometry) and what arrives later (the compile result).
+//
+// Views read it through const accessors and change it only through the edit methods, which
+// re-validate synchronously (cheap) and schedule a recompile after a short debounce. Compiles run
+// on a JobQueue worker and come back through a Mailbox drained by update(); a result older than the
+// latest edit is discarded, so the UI never shows PTX of a config it no longer displays.
+// Not thread-safe: call everything from the UI thread.
+#pragma once
+
+#include "arch/arch_database.hpp"
+#include "compile/compiler.hpp"
+#include "compile/variant_build.hpp"
+#include "jobs/job_queue.hpp"
+#include "templates/template_library.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kx::app {
+
+enum class CompilePhase {
+    Idle,       // nothing selected yet
+    Scheduled,  // an edit is waiting out the debounce
+    Running,    // a job for the latest edit is queued or compiling
+    Ready,      // the latest edit compiled (ok or not): compileResult() is current
+    Skipped,    // the latest edit cannot be compiled: see skipReason()
+};
+
+class ExplorerModel {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // Loads arches and templates from dataRoot; compiled artifacts are cached under cacheDir.
+    // Load problems do not throw: they are listed in loadWarnings().
+    ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir);
+    ~ExplorerModel();
+    ExplorerModel(const ExplorerModel&) = delete;
+    ExplorerModel& operator=(const ExplorerModel&) = delete;
+
+    // --- Catalogue -------------------------------------------------------------------------
+    const engine::ArchDatabase& archDatabase() const { return m_arches; }
+    const engine::TemplateLibrary& library() const { return m_library; }
+    const std::vector<std::string>& loadWarnings() const { return m_loadWarnings; }
+    const std::filesystem::path& dataRoot() const { return m_dataRoot; }
+    const std::string& compilerVersion() const { return m_compilerVersion; }
+
+    // --- Selection and edits (each returns false / throws without changing anything) ------
+    // Switching template resets the config to its defaults; switching arch keeps the config.
+    bool selectTemplate(std::string_view id);
+    bool selectArch(std::string_view name);
+    // Throws engine::InputError when the key is not a parameter or the value is not allowed.
+    void setParam(const std::string& key, const std::string& value);
+    void resetToDefaults();
+
+    const engine::Template* currentTemplate() const { return m_template.get(); }
+    const engine::Arch* currentArch() const { return m_arch; }
+    const engine::Config& config() const { return m_config; }
+    // The parameter's current value as canonical text; empty when unknown.
+    std::string paramValue(const std::string& key) const;
+
+    // --- Derived at once on every edit ----------------------------------------------------
+    // nullptr when nothing is selected or preparation failed (see prepareError()).
+    const engine::PreparedVariant* variant() const { return m_variant ? &*m_variant : nullptr; }
+    const std::string& prepareError() const { return m_prepareError; }
+    bool isValid() const { return m_variant && m_variant->violations.empty(); }
+    // Launch for the template's default problem sizes; nullopt when it could not be evaluated.
+    const std::optional<engine::LaunchGeometry>& launch() const { return m_launch; }
+    const engine::SizeMap& sizes() const { return m_sizes; }
+    const std::string& launchError() const { return m_launchError; }
+
+    // --- Compilation ----------------------------------------------------------------------
+    CompilePhase phase() const { return m_phase; }
+    // The latest result that arrived; it may belong to an older edit (see resultIsCurrent()),
+    // which views show dimmed while the new one compiles. nullptr before the first one.
+    const engine::CompileResult* compileResult() const { return m_result ? &*m_result : nullptr; }
+    bool resultIsCurrent() const { return m_result && m_resultGeneration == m_generation; }
+    const std::string& resultName() const { return m_resultName; }  // config name of compileResult()
+    const std::string& skipReason() const { return m_skipReason; }
+    // Bumped on every edit; a compile result carries the generation it was started for.
+    std::uint64_t generation() const { return m_generation; }
+    // The config name being compiled (for the status bar); empty when none.
+    const std::string& compilingName() const { return m_compilingName; }
+    // True when no debounce is pending and no compile for the latest edit is in flight.
+    bool compileIdle() const;
+
+    // Once per frame on the UI thread: applies arrived results, starts a debounced compile.
+    void update();
+
+private:
+    void edited();          // re-derive and schedule
+    void derive();          // violations, source, launch for the current selection
+    void startCompile();
+    void onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result);
+
+    std::filesystem::path m_dataRoot;
+    engine::ArchDatabase m_arches;
+    engine::TemplateLibrary m_library;
+    std::vector<std::string> m_loadWarnings;
+    std::string m_compilerVersion;
+    std::shared_ptr<engine::Compiler> m_compiler;
+
+    std::shared_ptr<const engine::Template> m_template;
+    const engine::Arch* m_arch = nullptr;  // points into m_arches, which never changes
+    engine::Config m_config;
+
+    std::optional<engine::PreparedVariant> m_variant;
+    std::string m_prepareError;
+    std::optional<engine::LaunchGeometry> m_launch;
+    engine::SizeMap m_sizes;
+    std::string m_launchError;
+
+    CompilePhase m_phase = CompilePhase::Idle;
+    std::uint64_t m_generation = 0;
+    std::optional<Clock::time_point> m_compileDue;
+    std::optional<engine::CompileResult> m_result;
+    std::uint64_t m_resultGeneration = 0;
+    std::string m_resultName;
+    std::string m_skipReason;
+    std::string m_compilingName;
+    std::shared_ptr<engine::Job> m_job;
+
+    // Declared last so they are destroyed first: the queue joins its worker while the mailbox
+    // and compiler it posts to are still alive.
+    engine::Mailbox m_mailbox;
+    engine::JobQueue m_jobs{1};
+};
+
+}  // namespace kx::app

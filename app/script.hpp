@@ -1,0 +1,78 @@
+// Scripted mode for tests and documentation screenshots.
+//
+// A script is a text file, one command per line, '#' starts a comment:
+//   template gemm            select a template by id
+//   arch sm_90               select an architecture
+//   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
+//   tab source|ptx|log       select a code tab
+//   wait-compile             render until the pending compile finished (at most 120 s)
+//   frames N                 render N frames
+//   screenshot FILE          save a PNG of the window (may appear several times)
+// Syntax errors are found when the file is parsed; unknown names and values when the command runs.
+// Both are reported as "FILE:LINE: reason" (the app then exits 2).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kx::app {
+
+class ExplorerApp;
+
+class ScriptError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct ScriptCommand {
+    enum class Kind { Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot };
+    Kind kind = Kind::Frames;
+    std::string argument;                                     // template id, arch, tab, file
+    std::vector<std::pair<std::string, std::string>> values;  // set
+    int count = 0;                                            // frames
+    int line = 0;
+};
+
+struct Script {
+    std::string file;
+    std::vector<ScriptCommand> commands;
+};
+
+// Throws ScriptError "FILE:LINE: reason" on a syntax error, or "FILE: cannot read" when absent.
+Script parseScript(const std::filesystem::path& file);
+Script parseScriptText(const std::string& text, const std::string& fileName);
+
+// Steps a script one frame at a time so the UI keeps rendering while it waits.
+class ScriptRunner {
+public:
+    explicit ScriptRunner(Script script) : m_script(std::move(script)) {}
+
+    // Call once per frame after ExplorerApp::update(). Runs commands until one has to wait.
+    // Throws ScriptError "FILE:LINE: reason" when a command names something unknown.
+    void step(ExplorerApp& app);
+    bool done() const { return m_pc >= m_script.commands.size(); }
+    // A PNG to write from this frame's pixels, set by step(); cleared by takeScreenshot().
+    std::optional<std::string> takeScreenshot() { return std::exchange(m_screenshot, std::nullopt); }
+
+private:
+    [[noreturn]] void fail(const ScriptCommand& c, const std::string& reason) const;
+
+    Script m_script;
+    std::size_t m_pc = 0;
+    int m_waitFrames = -1;  // frames left for the current command; -1 when not started
+    std::optional<std::chrono::steady_clock::time_point> m_waitStart;
+    std::optional<std::string> m_screenshot;
+};
+
+// Frames rendered after the state settled before a screenshot, so ImGui's one-frame layout lag
+// (auto-sized panels, tab switches) is not in the picture.
+constexpr int kSettleFrames = 3;
+// How long wait-compile and --screenshot wait for a compile.
+constexpr std::chrono::seconds kCompileWaitCap{120};
+
+}  // namespace kx::app

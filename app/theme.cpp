@@ -1,0 +1,170 @@
+// A dark palette in the spirit of Nsight and the JetBrains "New UI" dark theme: near-black
+// panels, one blue accent, and syntax colours that stay distinct on the code background.
+#include "theme.hpp"
+
+#include <filesystem>
+
+namespace kx::app {
+
+namespace {
+
+constexpr ImU32 rgb(unsigned hex, unsigned alpha = 0xFF) {
+    // ImU32 is ABGR in memory order; hex is written 0xRRGGBB as designers write it.
+    return (alpha << 24) | ((hex & 0xFF) << 16) | (hex & 0xFF00) | ((hex >> 16) & 0xFF);
+}
+
+// Latin-1 plus the few symbols the UI draws as text (dashes, ellipsis, arrows, <= >=). The atlas
+// keeps a pointer to this table until it is built, hence namespace scope.
+constexpr ImWchar kRanges[] = {0x0020, 0x00FF, 0x2013, 0x2026, 0x2190, 0x2193, 0x2264, 0x2265, 0};
+
+}  // namespace
+
+Theme Theme::darkProfessional() {
+    Theme t;
+    Palette& p = t.m_palette;
+    p.windowBg = rgb(0x1E1F22);
+    p.panelBg = rgb(0x2B2D30);
+    p.codeBg = rgb(0x1E1F22);
+    p.gutterBg = rgb(0x232427);
+    p.border = rgb(0x393B40);
+    p.headerBg = rgb(0x34363B);
+    p.text = rgb(0xDFE1E5);
+    p.textDim = rgb(0x9DA0A8);
+    p.textFaint = rgb(0x5A5D63);
+    p.accent = rgb(0x3574F0);
+    p.accentHover = rgb(0x4A85F5);
+    p.accentActive = rgb(0x2E5FC2);
+    p.ok = rgb(0x5FB865);
+    p.warn = rgb(0xE5B45A);
+    p.error = rgb(0xF75464);
+    p.errorLineBg = rgb(0xF75464, 0x38);
+    p.warnLineBg = rgb(0xE5B45A, 0x30);
+    p.searchHitBg = rgb(0x3574F0, 0x60);
+    p.currentLineBg = rgb(0xFFFFFF, 0x0C);
+
+    auto set = [&](SyntaxClass c, ImU32 v) { p.syntax[static_cast<int>(c)] = v; };
+    set(SyntaxClass::Plain, rgb(0xBCBEC4));
+    set(SyntaxClass::Keyword, rgb(0xCF8E6D));
+    set(SyntaxClass::Type, rgb(0x4EC9B0));
+    set(SyntaxClass::Qualifier, rgb(0xC77DBB));
+    set(SyntaxClass::Builtin, rgb(0x56A8F5));
+    set(SyntaxClass::Number, rgb(0x2AACB8));
+    set(SyntaxClass::String, rgb(0x6AAB73));
+    set(SyntaxClass::Comment, rgb(0x7A7E85));
+    set(SyntaxClass::Preprocessor, rgb(0xB3AE60));
+    set(SyntaxClass::Directive, rgb(0xCF8E6D));
+    set(SyntaxClass::Register, rgb(0xC77DBB));
+    set(SyntaxClass::Label, rgb(0xB3AE60));
+    set(SyntaxClass::Punctuation, rgb(0x9DA0A8));
+    return t;
+}
+
+void Theme::applyStyle() const {
+    ImGuiStyle& s = ImGui::GetStyle();
+    s = ImGuiStyle();
+    s.WindowPadding = ImVec2(10, 8);
+    s.FramePadding = ImVec2(8, 4);
+    s.ItemSpacing = ImVec2(8, 6);
+    s.ItemInnerSpacing = ImVec2(6, 4);
+    s.IndentSpacing = 14;
+    s.ScrollbarSize = 12;
+    s.GrabMinSize = 10;
+    s.WindowBorderSize = 1;
+    s.ChildBorderSize = 1;
+    s.PopupBorderSize = 1;
+    s.FrameBorderSize = 0;
+    s.TabBorderSize = 0;
+    s.WindowRounding = 0;
+    s.ChildRounding = 3;
+    s.FrameRounding = 3;
+    s.PopupRounding = 3;
+    s.ScrollbarRounding = 6;
+    s.GrabRounding = 3;
+    s.TabRounding = 3;
+    s.WindowTitleAlign = ImVec2(0.0f, 0.5f);
+    s.WindowMenuButtonPosition = ImGuiDir_None;
+
+    const Palette& p = m_palette;
+    auto v = [](ImU32 c) { return toVec4(c); };
+    auto alpha = [](ImU32 c, float a) {
+        ImVec4 x = toVec4(c);
+        x.w = a;
+        return x;
+    };
+    ImVec4* c = s.Colors;
+    c[ImGuiCol_Text] = v(p.text);
+    c[ImGuiCol_TextDisabled] = v(p.textFaint);
+    c[ImGuiCol_WindowBg] = v(p.panelBg);
+    c[ImGuiCol_ChildBg] = v(p.panelBg);
+    c[ImGuiCol_PopupBg] = v(p.panelBg);
+    c[ImGuiCol_Border] = v(p.border);
+    c[ImGuiCol_BorderShadow] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_FrameBg] = v(p.windowBg);
+    c[ImGuiCol_FrameBgHovered] = v(p.headerBg);
+    c[ImGuiCol_FrameBgActive] = v(p.headerBg);
+    c[ImGuiCol_TitleBg] = v(p.windowBg);
+    c[ImGuiCol_TitleBgActive] = v(p.windowBg);
+    c[ImGuiCol_TitleBgCollapsed] = v(p.windowBg);
+    c[ImGuiCol_MenuBarBg] = v(p.windowBg);
+    c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_ScrollbarGrab] = v(p.border);
+    c[ImGuiCol_ScrollbarGrabHovered] = v(p.textFaint);
+    c[ImGuiCol_ScrollbarGrabActive] = v(p.textDim);
+    c[ImGuiCol_CheckMark] = v(p.accentHover);
+    c[ImGuiCol_SliderGrab] = v(p.accent);
+    c[ImGuiCol_SliderGrabActive] = v(p.accentHover);
+    c[ImGuiCol_Button] = v(p.headerBg);
+    c[ImGuiCol_ButtonHovered] = v(p.border);
+    c[ImGuiCol_ButtonActive] = v(p.accentActive);
+    c[ImGuiCol_Header] = alpha(p.accent, 0.30f);
+    c[ImGuiCol_HeaderHovered] = alpha(p.accent, 0.45f);
+    c[ImGuiCol_HeaderActive] = alpha(p.accent, 0.60f);
+    c[ImGuiCol_Separator] = v(p.border);
+    c[ImGuiCol_SeparatorHovered] = v(p.accent);
+    c[ImGuiCol_SeparatorActive] = v(p.accent);
+    c[ImGuiCol_ResizeGrip] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_ResizeGripHovered] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_ResizeGripActive] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_Tab] = v(p.panelBg);
+    c[ImGuiCol_TabHovered] = v(p.headerBg);
+    c[ImGuiCol_TabActive] = v(p.headerBg);
+    c[ImGuiCol_TabUnfocused] = v(p.panelBg);
+    c[ImGuiCol_TabUnfocusedActive] = v(p.headerBg);
+    c[ImGuiCol_PlotHistogram] = v(p.accent);
+    c[ImGuiCol_PlotHistogramHovered] = v(p.accentHover);
+    c[ImGuiCol_TableHeaderBg] = v(p.headerBg);
+    c[ImGuiCol_TableBorderStrong] = v(p.border);
+    c[ImGuiCol_TableBorderLight] = alpha(p.border, 0.6f);
+    c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.025f);
+    c[ImGuiCol_TextSelectedBg] = alpha(p.accent, 0.45f);
+    c[ImGuiCol_NavHighlight] = v(p.accent);
+    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.55f);
+}
+
+void Theme::loadFonts(const std::string& fontDir) {
+    ImGuiIO& io = ImGui::GetIO();
+    const std::filesystem::path dir(fontDir);
+    const auto regular = dir / "JetBrainsMono-Regular.ttf";
+    const auto bold = dir / "JetBrainsMono-Bold.ttf";
+
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    cfg.OversampleV = 1;
+    std::error_code ec;
+    if (std::filesystem::exists(regular, ec)) {
+        m_fonts.regular = io.Fonts->AddFontFromFileTTF(regular.c_str(), m_sizes.fontSize, &cfg, kRanges);
+    }
+    if (m_fonts.regular == nullptr) {
+        // ImGui's built-in ProggyClean: ugly but always there, so the app still starts.
+        m_fonts.regular = io.Fonts->AddFontDefault();
+        m_fonts.bold = m_fonts.regular;
+        return;
+    }
+    if (std::filesystem::exists(bold, ec)) {
+        m_fonts.bold = io.Fonts->AddFontFromFileTTF(bold.c_str(), m_sizes.fontSize, &cfg, kRanges);
+    }
+    if (m_fonts.bold == nullptr) m_fonts.bold = m_fonts.regular;
+}
+
+}  // namespace kx::app

@@ -1,0 +1,75 @@
+// The one place colours, sizes and fonts come from. Views never spell an RGB value or a pixel
+// size inline: they ask the Theme, so a palette change is a one-file edit.
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+
+namespace kx::app {
+
+// Syntax classes the code view colours. Shared by CUDA and PTX so one palette serves both.
+enum class SyntaxClass {
+    Plain,
+    Keyword,       // C++ keywords: for, if, template, return
+    Type,          // int, float, __half, float4, size_t
+    Qualifier,     // CUDA qualifiers: __global__, __shared__, __restrict__
+    Builtin,       // threadIdx, blockDim, __syncthreads, PTX opcodes (ld.global, mma)
+    Number,
+    String,
+    Comment,
+    Preprocessor,  // #include, #pragma unroll
+    Directive,     // PTX .reg, .shared, .u32
+    Register,      // PTX %r12, %rd3
+    Label,         // PTX $L__BB0_2:
+    Punctuation,
+    Count
+};
+
+struct Palette {
+    ImU32 windowBg, panelBg, codeBg, gutterBg, border, headerBg;
+    ImU32 text, textDim, textFaint, accent, accentHover, accentActive;
+    ImU32 ok, warn, error, errorLineBg, warnLineBg, searchHitBg, currentLineBg;
+    ImU32 syntax[static_cast<int>(SyntaxClass::Count)];
+};
+
+struct Sizes {
+    float leftColumnWidth = 380.0f;
+    float rightColumnWidth = 330.0f;
+    float kernelPanelLines = 7.5f;   // kernel panel height, in frame heights
+    float statusBarPadding = 6.0f;
+    float gutterPadding = 12.0f;     // space between line numbers and code
+    float fontSize = 15.0f;
+    float spinnerRadius = 6.0f;
+    float propertyLabelFraction = 0.42f;  // share of a property row given to its label
+};
+
+struct Fonts {
+    ImFont* regular = nullptr;  // everything: a monospace UI reads like the code it shows
+    ImFont* bold = nullptr;     // headings and key figures; equals regular when Bold is missing
+};
+
+class Theme {
+public:
+    // Sets the ImGui style colours and metrics from the palette.
+    void applyStyle() const;
+
+    // Adds JetBrains Mono (regular and bold) from fontDir to the current ImGui font atlas, or
+    // ImGui's default font when the files are missing. Call before the first frame.
+    void loadFonts(const std::string& fontDir);
+
+    const Palette& palette() const { return m_palette; }
+    const Sizes& sizes() const { return m_sizes; }
+    const Fonts& fonts() const { return m_fonts; }
+    ImU32 syntax(SyntaxClass c) const { return m_palette.syntax[static_cast<int>(c)]; }
+    static ImVec4 toVec4(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
+
+    static Theme darkProfessional();
+
+private:
+    Palette m_palette{};
+    Sizes m_sizes{};
+    Fonts m_fonts{};
+};
+
+}  // namespace kx::app

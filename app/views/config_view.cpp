@@ -1,0 +1,258 @@
+#include "views/config_view.hpp"
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace kx::app {
+
+namespace {
+
+// Radio buttons read faster than a combo when every choice fits on one row.
+constexpr std::size_t kMaxRadioChoices = 4;
+// Sliders suit small ranges; wider ranges get a number field with +/- steps.
+constexpr long long kMaxSliderSpan = 256;
+
+long long parseInt(const std::string& s, long long fallback) {
+    try {
+        return std::stoll(s);
+    } catch (...) {
+        return fallback;
+    }
+}
+
+// A small check mark or cross drawn with lines, so it does not depend on the font's glyphs.
+void verdictIcon(bool ok, ImU32 colour) {
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float s = h * 0.5f;
+    const ImVec2 c(p.x + h * 0.5f, p.y + h * 0.5f);
+    dl->AddCircleFilled(c, s, (colour & ~IM_COL32_A_MASK) | (0x40u << IM_COL32_A_SHIFT));
+    if (ok) {
+        const ImVec2 pts[3] = {ImVec2(c.x - s * 0.45f, c.y + s * 0.02f), ImVec2(c.x - s * 0.1f, c.y + s * 0.38f),
+                               ImVec2(c.x + s * 0.5f, c.y - s * 0.35f)};
+        dl->AddPolyline(pts, 3, colour, 0, 2.0f);
+    } else {
+        const float k = s * 0.38f;
+        dl->AddLine(ImVec2(c.x - k, c.y - k), ImVec2(c.x + k, c.y + k), colour, 2.0f);
+        dl->AddLine(ImVec2(c.x - k, c.y + k), ImVec2(c.x + k, c.y - k), colour, 2.0f);
+    }
+    ImGui::Dummy(ImVec2(h, h));
+    ImGui::SameLine();
+}
+
+}  // namespace
+
+void ConfigView::drawContent() {
+    if (model().currentTemplate() == nullptr) {
+        ImGui::TextColored(Theme::toVec4(theme().palette().textDim), "Pick a template.");
+        return;
+    }
+    // The editor scrolls; the verdict, name and reset stay pinned right under it, so a violated
+    // constraint is never hidden below the fold. The footer's height is last frame's.
+    const float editorH = std::max(ImGui::GetFrameHeight() * 3, ImGui::GetContentRegionAvail().y - m_footerHeight);
+    ImGui::BeginChild("##params", ImVec2(0, editorH), false);
+    drawParams();
+    ImGui::EndChild();
+
+    const float footerTop = ImGui::GetCursorPosY();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y - 3), ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y - 3),
+                                        theme().palette().border);
+    ImGui::Spacing();
+    drawValidity();
+    ImGui::Spacing();
+    drawName();
+    if (ImGui::Button("Reset to defaults", ImVec2(-FLT_MIN, 0))) {
+        model().resetToDefaults();
+        m_editError.clear();
+    }
+    m_footerHeight = ImGui::GetCursorPosY() - footerTop;
+}
+
+void ConfigView::apply(const std::string& key, const std::string& value) {
+    try {
+        model().setParam(key, value);
+        m_editError.clear();
+    } catch (const engine::InputError& e) {
+        m_editError = e.what();
+    }
+}
+
+void ConfigView::drawName() {
+    const Palette& pal = theme().palette();
+    const engine::PreparedVariant* v = model().variant();
+    const std::string name = v ? v->name : model().currentTemplate()->configName(model().config());
+    ImGui::TextColored(Theme::toVec4(pal.textDim), "Variant");
+    // The name in a code-coloured frame, with a copy button at the row's end.
+    const float copyW = ImGui::CalcTextSize("Copy").x + ImGui::GetStyle().FramePadding.x * 2;
+    const float boxW = ImGui::GetContentRegionAvail().x - copyW - ImGui::GetStyle().ItemSpacing.x;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetFrameHeight();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + boxW, p.y + h), pal.codeBg, ImGui::GetStyle().FrameRounding);
+    dl->PushClipRect(p, ImVec2(p.x + boxW - 4, p.y + h), true);
+    dl->AddText(ImVec2(p.x + ImGui::GetStyle().FramePadding.x, p.y + ImGui::GetStyle().FramePadding.y),
+                theme().syntax(SyntaxClass::Builtin), name.c_str());
+    dl->PopClipRect();
+    ImGui::InvisibleButton("##name", ImVec2(boxW, h));
+    helpTooltip(name);
+    ImGui::SameLine();
+    if (ImGui::Button("Copy##name")) ImGui::SetClipboardText(name.c_str());
+    helpTooltip("Copy the variant name");
+}
+
+void ConfigView::drawValidity() {
+    const Palette& pal = theme().palette();
+    const engine::Arch* arch = model().currentArch();
+    const engine::PreparedVariant* v = model().variant();
+    if (v == nullptr) {
+        verdictIcon(false, pal.error);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "%s", model().prepareError().c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    const std::string archName = arch ? arch->name : "?";
+    if (v->violations.empty()) {
+        verdictIcon(true, pal.ok);
+        ImGui::TextColored(Theme::toVec4(pal.ok), "Valid for %s", archName.c_str());
+    } else {
+        verdictIcon(false, pal.error);
+        const auto n = v->violations.size();
+        ImGui::TextColored(Theme::toVec4(pal.error), "%zu constraint%s violated on %s", n, n == 1 ? "" : "s",
+                           archName.c_str());
+        ImGui::Indent(ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.x);
+        ImGui::PushTextWrapPos(0.0f);
+        for (const auto& violation : v->violations) {
+            ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
+            ImGui::Bullet();
+            ImGui::TextWrapped("%s", violation.message.c_str());
+            ImGui::PopStyleColor();
+            helpTooltip(fmt::format("constraint: {}\nmanifest line {}", violation.expr, violation.line));
+        }
+        ImGui::PopTextWrapPos();
+        ImGui::Unindent(ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.x);
+    }
+    if (!m_editError.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.warn), "%s", m_editError.c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void ConfigView::drawParams() {
+    const auto& params = model().currentTemplate()->manifest().params;
+    // Groups in order of first appearance, so the manifest decides the layout.
+    std::vector<std::string> groups;
+    for (const auto& p : params) {
+        if (std::find(groups.begin(), groups.end(), p.group) == groups.end()) groups.push_back(p.group);
+    }
+    const float labelW = ImGui::GetContentRegionAvail().x * theme().sizes().propertyLabelFraction;
+    for (const auto& group : groups) {
+        const std::string header = (group.empty() ? std::string("Parameters") : group) + "##group";
+        ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+        ImGui::PushStyleColor(ImGuiCol_Header, theme().palette().headerBg);
+        ImGui::PushFont(theme().fonts().bold);
+        const bool open = ImGui::CollapsingHeader(header.c_str());
+        ImGui::PopFont();
+        ImGui::PopStyleColor();
+        if (!open) continue;
+        if (ImGui::BeginTable(("##t" + group).c_str(), 2, ImGuiTableFlags_SizingFixedFit)) {
+            ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, labelW);
+            ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+            for (const auto& p : params) {
+                if (p.group != group) continue;
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::AlignTextToFramePadding();
+                const std::string& label = p.label.empty() ? p.name : p.label;
+                ImGui::TextUnformatted(label.c_str());
+                helpTooltip(fmt::format("{}  ({})\n{}", label, p.name, p.help));
+                ImGui::TableNextColumn();
+                ImGui::PushID(p.name.c_str());
+                drawParam(p);
+                ImGui::PopID();
+            }
+            ImGui::EndTable();
+        }
+        ImGui::Spacing();
+    }
+}
+
+void ConfigView::drawParam(const engine::ParamSpec& p) {
+    const std::string value = model().paramValue(p.name);
+    const std::string help = fmt::format("{}  ({})\n{}", p.label.empty() ? p.name : p.label, p.name, p.help);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    switch (p.type) {
+    case engine::ParamType::Bool: {
+        bool b = value == "true" || value == "1";
+        if (ImGui::Checkbox("##v", &b)) apply(p.name, b ? "true" : "false");
+        helpTooltip(help);
+        break;
+    }
+    case engine::ParamType::Enum: {
+        const engine::EnumChoice* currentChoice = nullptr;
+        for (const auto& c : p.choices) {
+            if (c.name == value) currentChoice = &c;
+        }
+        if (ImGui::BeginCombo("##v", value.c_str())) {
+            for (const auto& c : p.choices) {
+                if (ImGui::Selectable(c.name.c_str(), c.name == value)) apply(p.name, c.name);
+                helpTooltip(c.help);
+            }
+            ImGui::EndCombo();
+        }
+        helpTooltip(currentChoice && !currentChoice->help.empty() ? help + "\n\n" + value + ": " + currentChoice->help
+                                                                  : help);
+        break;
+    }
+    case engine::ParamType::Int: {
+        const long long v = parseInt(value, p.minValue);
+        // A small range is a short list too: 1..4 pipeline stages read best as four buttons.
+        std::vector<long long> choices = p.allowed;
+        if (choices.empty() && p.maxValue >= p.minValue && p.maxValue - p.minValue < static_cast<long long>(kMaxRadioChoices)) {
+            for (long long x = p.minValue; x <= p.maxValue; ++x) choices.push_back(x);
+        }
+        if (!choices.empty() && choices.size() <= kMaxRadioChoices) {
+            for (std::size_t i = 0; i < choices.size(); ++i) {
+                if (i > 0) ImGui::SameLine();
+                const std::string label = fmt::format("{}##r{}", choices[i], i);
+                if (ImGui::RadioButton(label.c_str(), v == choices[i])) apply(p.name, std::to_string(choices[i]));
+                helpTooltip(help);
+            }
+        } else if (!p.allowed.empty()) {
+            if (ImGui::BeginCombo("##v", value.c_str())) {
+                for (long long a : p.allowed) {
+                    if (ImGui::Selectable(std::to_string(a).c_str(), a == v)) apply(p.name, std::to_string(a));
+                }
+                ImGui::EndCombo();
+            }
+            helpTooltip(help);
+        } else if (p.maxValue - p.minValue <= kMaxSliderSpan) {
+            long long x = v;
+            if (ImGui::SliderScalar("##v", ImGuiDataType_S64, &x, &p.minValue, &p.maxValue, "%lld",
+                                    ImGuiSliderFlags_AlwaysClamp))
+                apply(p.name, std::to_string(x));
+            helpTooltip(help);
+        } else {
+            long long x = v;
+            const long long step = 1;
+            const long long fastStep = std::max<long long>(1, (p.maxValue - p.minValue) / 16);
+            if (ImGui::InputScalar("##v", ImGuiDataType_S64, &x, &step, &fastStep, "%lld")) {
+                apply(p.name, std::to_string(std::clamp(x, p.minValue, p.maxValue)));
+            }
+            helpTooltip(help + fmt::format("\nrange {} .. {}", p.minValue, p.maxValue));
+        }
+        break;
+    }
+    }
+}
+
+}  // namespace kx::app

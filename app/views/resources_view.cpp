@@ -1,0 +1,176 @@
+#include "views/resources_view.hpp"
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kx::app {
+
+namespace {
+
+std::string bytes(long long b) {
+    if (b < 1024) return fmt::format("{} B", b);
+    if (b % 1024 == 0) return fmt::format("{} KiB", b / 1024);
+    return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024.0);
+}
+
+// A two-column property table: dim label on the left, value on the right.
+bool beginProps(const char* id) {
+    if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return false;
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+    return true;
+}
+
+void prop(const Theme& theme, const char* label, const std::string& value, ImU32 valueColour, bool dimmed) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextColored(Theme::toVec4(theme.palette().textDim), "%s", label);
+    ImGui::TableNextColumn();
+    ImVec4 c = Theme::toVec4(valueColour);
+    if (dimmed) c.w *= 0.5f;
+    // Right-align numbers so their units line up.
+    const float w = ImGui::CalcTextSize(value.c_str()).x;
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, ImGui::GetContentRegionAvail().x - w));
+    ImGui::TextColored(c, "%s", value.c_str());
+}
+
+// A thin usage bar: fraction of an arch limit, accent-coloured, red when over.
+void meter(const Theme& theme, float fraction, const std::string& caption) {
+    const Palette& pal = theme.palette();
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float h = 4.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), pal.headerBg, 2.0f);
+    const float f = std::clamp(fraction, 0.0f, 1.0f);
+    dl->AddRectFilled(p, ImVec2(p.x + w * f, p.y + h), fraction > 1.0f ? pal.error : (fraction > 0.85f ? pal.warn : pal.accent),
+                      2.0f);
+    ImGui::Dummy(ImVec2(w, h));
+    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", caption.c_str());
+}
+
+}  // namespace
+
+void ResourcesView::drawContent() {
+    const Palette& pal = theme().palette();
+    const engine::CompileResult* r = model().compileResult();
+    const CompilePhase phase = model().phase();
+
+    if (phase == CompilePhase::Skipped) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "No resources: %s.", model().skipReason().c_str());
+        ImGui::PopTextWrapPos();
+    } else if (r == nullptr) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "Waiting for the first compile\u2026");
+    } else if (model().resultIsCurrent() && !r->ok) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.",
+                           r->diagnostics.size(), r->diagnostics.size() == 1 ? "" : "s");
+        ImGui::PopTextWrapPos();
+    } else if (r->kernels.empty()) {
+        ImGui::TextColored(Theme::toVec4(pal.warn), "The ptxas report listed no kernel.");
+    } else {
+        const bool dimmed = !model().resultIsCurrent();
+        m_kernelIndex = std::clamp(m_kernelIndex, 0, static_cast<int>(r->kernels.size()) - 1);
+        if (r->kernels.size() > 1) {
+            ImGui::SetNextItemWidth(-FLT_MIN);
+            if (ImGui::BeginCombo("##kernel", r->kernels[static_cast<std::size_t>(m_kernelIndex)].function.c_str())) {
+                for (std::size_t i = 0; i < r->kernels.size(); ++i) {
+                    if (ImGui::Selectable(r->kernels[i].function.c_str(), static_cast<int>(i) == m_kernelIndex))
+                        m_kernelIndex = static_cast<int>(i);
+                }
+                ImGui::EndCombo();
+            }
+        }
+        drawKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], dimmed);
+    }
+
+    // Compiler facts are useful even when nothing compiled.
+    ImGui::Spacing();
+    sectionHeader("Compiler");
+    if (beginProps("##compiler")) {
+        prop(theme(), "NVRTC", model().compilerVersion(), pal.text, false);
+        if (r != nullptr && r->ok) {
+            const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
+            prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !model().resultIsCurrent());
+        }
+        ImGui::EndTable();
+    }
+}
+
+void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
+    const Palette& pal = theme().palette();
+    const engine::Arch* arch = model().currentArch();
+    const auto& launch = model().launch();
+
+    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
+    helpTooltip(k.function);
+    ImGui::Spacing();
+
+    sectionHeader("Per thread");
+    if (beginProps("##thread")) {
+        prop(theme(), "Registers", std::to_string(k.registers), pal.text, dimmed);
+        prop(theme(), "Stack frame", bytes(k.stackFrameBytes), k.stackFrameBytes > 0 ? pal.warn : pal.text, dimmed);
+        prop(theme(), "Spill stores", bytes(k.spillStoreBytes), k.spillStoreBytes > 0 ? pal.error : pal.text, dimmed);
+        prop(theme(), "Spill loads", bytes(k.spillLoadBytes), k.spillLoadBytes > 0 ? pal.error : pal.text, dimmed);
+        ImGui::EndTable();
+    }
+    if (arch != nullptr && arch->nv.maxRegsPerThread > 0) {
+        meter(theme(), static_cast<float>(k.registers) / static_cast<float>(arch->nv.maxRegsPerThread),
+              fmt::format("{} of {} registers", k.registers, arch->nv.maxRegsPerThread));
+    }
+    if (k.spills()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "Spills go to local memory: slow.");
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::Spacing();
+
+    sectionHeader("Per block");
+    const long long dyn = launch ? launch->dynamicSmemBytes : 0;
+    if (beginProps("##block")) {
+        prop(theme(), "Threads", launch ? std::to_string(launch->threadsPerBlock()) : "?", pal.text, false);
+        prop(theme(), "Static smem", bytes(k.sharedBytes), pal.text, dimmed);
+        prop(theme(), "Dynamic smem", launch ? bytes(dyn) : "?", pal.text, false);
+        prop(theme(), "Barriers", std::to_string(k.barriers), pal.text, dimmed);
+        ImGui::EndTable();
+    }
+    if (arch != nullptr && arch->nv.smemPerBlockOptin > 0) {
+        const long long total = k.sharedBytes + dyn;
+        meter(theme(), static_cast<float>(total) / static_cast<float>(arch->nv.smemPerBlockOptin),
+              fmt::format("{} of {} shared", bytes(total), bytes(arch->nv.smemPerBlockOptin)));
+    }
+}
+
+void LaunchView::drawContent() {
+    const Palette& pal = theme().palette();
+    const auto& launch = model().launch();
+    if (!launch) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s",
+                           model().launchError().empty() ? "No launch geometry." : model().launchError().c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    if (beginProps("##launch")) {
+        prop(theme(), "Grid", fmt::format("{} x {} x {}", launch->grid[0], launch->grid[1], launch->grid[2]), pal.text,
+             false);
+        prop(theme(), "Block", fmt::format("{} x {} x {}", launch->block[0], launch->block[1], launch->block[2]),
+             pal.text, false);
+        prop(theme(), "Blocks", fmt::format("{}", launch->blocks()), pal.text, false);
+        prop(theme(), "Dynamic smem", bytes(launch->dynamicSmemBytes), pal.text, false);
+        ImGui::EndTable();
+    }
+    // The sizes the geometry is for: they are the template's defaults, not a user choice yet.
+    std::string sizes;
+    for (const auto& [k, v] : model().sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : "  ", k, v);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(Theme::toVec4(pal.textFaint), "for %s", sizes.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace kx::app

@@ -1,0 +1,33 @@
+// Right column: the ptxas resource report of the compiled kernel (Resources) and the launch
+// geometry for the template's default problem sizes (Launch).
+#pragma once
+
+#include "views/view.hpp"
+
+namespace kx::engine {
+struct KernelResources;
+}
+
+namespace kx::app {
+
+class ResourcesView final : public View {
+public:
+    explicit ResourcesView(ViewContext context) : View("Resources", Slot::RightFill, context) {}
+
+protected:
+    void drawContent() override;
+
+private:
+    void drawKernel(const engine::KernelResources& k, bool dimmed);
+    int m_kernelIndex = 0;  // which kernel of a multi-kernel result
+};
+
+class LaunchView final : public View {
+public:
+    explicit LaunchView(ViewContext context) : View("Launch", Slot::RightBottom, context) {}
+
+protected:
+    void drawContent() override;
+};
+
+}  // namespace kx::app

@@ -1,0 +1,78 @@
+#include "views/status_bar_view.hpp"
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace kx::app {
+
+void spinner(const Theme& theme, ImU32 colour) {
+    const float r = theme.sizes().spinnerRadius;
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 c(p.x + r + 1, p.y + h * 0.5f);
+    const float t = static_cast<float>(ImGui::GetTime());
+    const float start = t * 6.0f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PathClear();
+    constexpr int kSegments = 24;
+    for (int i = 0; i <= kSegments; ++i) {
+        const float a = start + static_cast<float>(i) / kSegments * 4.2f;  // a 240-degree arc
+        dl->PathLineTo(ImVec2(c.x + std::cos(a) * r, c.y + std::sin(a) * r));
+    }
+    dl->PathStroke(colour, 0, 2.0f);
+    ImGui::Dummy(ImVec2(r * 2 + 2, h));
+}
+
+void StatusBarView::drawContent() {
+    const Palette& pal = theme().palette();
+    const ExplorerModel& m = model();
+    const std::string arch = m.currentArch() ? m.currentArch()->name : "?";
+
+    ImGui::AlignTextToFramePadding();
+    switch (m.phase()) {
+    case CompilePhase::Idle: ImGui::TextColored(Theme::toVec4(pal.textDim), "Ready"); break;
+    case CompilePhase::Scheduled:
+    case CompilePhase::Running: {
+        spinner(theme(), pal.accentHover);
+        ImGui::SameLine();
+        const std::string& name = m.compilingName().empty() && m.variant() ? m.variant()->name : m.compilingName();
+        ImGui::Text("Compiling %s for %s", name.c_str(), arch.c_str());
+        break;
+    }
+    case CompilePhase::Ready: {
+        const engine::CompileResult* r = m.compileResult();
+        if (r != nullptr && r->ok) {
+            if (r->fromCache) ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready (from cache)");
+            else ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready in %.0f ms", r->compileMs);
+            ImGui::SameLine();
+            ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s for %s", m.resultName().c_str(), arch.c_str());
+        } else if (r != nullptr) {
+            std::size_t errors = 0;
+            for (const auto& d : r->diagnostics) errors += d.severity != "warning" ? 1 : 0;
+            ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s", errors, errors == 1 ? "" : "s");
+        }
+        break;
+    }
+    case CompilePhase::Skipped: {
+        std::string reason = m.skipReason();
+        if (!reason.empty()) reason[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(reason[0])));
+        ImGui::TextColored(Theme::toVec4(m.isValid() ? pal.textDim : pal.warn), "%s", reason.c_str());
+        break;
+    }
+    }
+
+    // Right side: environment facts, separated by thin bars.
+    const std::string right = fmt::format("data: {}   |   no GPU runner (running arrives with kx-runner)",
+                                          m.dataRoot().string());
+    const float w = ImGui::CalcTextSize(right.c_str()).x;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 40.0f, ImGui::GetWindowContentRegionMax().x - w));
+    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", right.c_str());
+}
+
+}  // namespace kx::app

@@ -1,0 +1,74 @@
+// Base class of every panel. The base owns the window (placement, Begin/End, flags); a view
+// implements only drawContent(). Views keep their own UI state and reach the application's
+// state only through the ExplorerModel in their context (ImHex's View::Window, without the
+// shared god object of Tracy's View).
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+
+namespace kx::app {
+
+class ExplorerModel;
+class Theme;
+
+struct ViewContext {
+    ExplorerModel& model;
+    const Theme& theme;
+};
+
+// Where the main layout puts a view. Floating views place themselves.
+enum class Slot { LeftTop, LeftFill, Centre, RightFill, RightBottom, StatusBar, Floating };
+
+class View {
+public:
+    View(std::string title, Slot slot, ViewContext context);
+    virtual ~View() = default;
+    View(const View&) = delete;
+    View& operator=(const View&) = delete;
+
+    // Draws the window when open: placement, Begin, drawContent(), End.
+    void draw();
+
+    const std::string& title() const { return m_title; }
+    Slot slot() const { return m_slot; }
+    bool isOpen() const { return m_open; }
+    void setOpen(bool open) { m_open = open; }
+    bool* openFlag() { return &m_open; }
+    // Listed under the View menu (the status bar and dialogs are not).
+    virtual bool inViewMenu() const { return m_slot != Slot::Floating && m_slot != Slot::StatusBar; }
+
+    // Set by the main layout each frame before draw(); ignored by floating views.
+    void setRect(ImVec2 pos, ImVec2 size) {
+        m_pos = pos;
+        m_size = size;
+    }
+    // Height the content wanted last frame (title bar and padding included), for slots whose
+    // height follows their content.
+    float desiredHeight() const { return m_desiredHeight; }
+
+protected:
+    virtual void drawContent() = 0;
+    virtual ImGuiWindowFlags windowFlags() const { return 0; }
+    // Floating views override this to position themselves (centred dialogs, ...).
+    virtual void placeWindow();
+
+    ExplorerModel& model() const { return m_context.model; }
+    const Theme& theme() const { return m_context.theme; }
+
+    // Shared small helpers, so views format alike.
+    void sectionHeader(const char* text) const;  // bold, dim caption with a rule under it
+    void helpTooltip(const std::string& text) const;  // tooltip on the last item, when hovered
+
+private:
+    std::string m_title;
+    Slot m_slot;
+    ViewContext m_context;
+    bool m_open = true;
+    ImVec2 m_pos{0, 0};
+    ImVec2 m_size{0, 0};
+    float m_desiredHeight = 200.0f;
+};
+
+}  // namespace kx::app

@@ -1,0 +1,285 @@
+#include "widgets/code_view.hpp"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace kx::app {
+
+namespace {
+
+constexpr int kTabWidth = 4;
+
+std::string lower(std::string_view s) {
+    std::string r(s);
+    for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+}
+
+ImU32 fade(ImU32 c, bool dimmed) {
+    if (!dimmed) return c;
+    const ImU32 a = (c >> IM_COL32_A_SHIFT) & 0xFF;
+    return (c & ~IM_COL32_A_MASK) | ((a / 2) << IM_COL32_A_SHIFT);
+}
+
+}  // namespace
+
+void CodeView::layout(const std::string& text, CodeLanguage language) {
+    m_source = text;
+    m_language = language;
+    m_text.clear();
+    m_text.reserve(text.size());
+    m_lineStarts.assign(1, 0);
+    m_maxColumns = 0;
+    int column = 0;
+    for (char c : text) {
+        if (c == '\t') {
+            const int n = kTabWidth - column % kTabWidth;
+            m_text.append(static_cast<std::size_t>(n), ' ');
+            column += n;
+        } else if (c == '\n') {
+            m_text.push_back('\n');
+            m_maxColumns = std::max(m_maxColumns, column);
+            column = 0;
+            m_lineStarts.push_back(static_cast<int>(m_text.size()));
+        } else if (c != '\r') {
+            m_text.push_back(c);
+            ++column;
+        }
+    }
+    m_maxColumns = std::max(m_maxColumns, column);
+    // A trailing newline does not start a line worth numbering.
+    if (m_lineStarts.size() > 1 && m_lineStarts.back() == static_cast<int>(m_text.size())) m_lineStarts.pop_back();
+    if (text.empty()) m_lineStarts.clear();
+
+    // Block comments are the one piece of state that crosses lines: record it per line so any
+    // visible line can be tokenized on its own.
+    m_blockCommentAtStart.assign(m_lineStarts.size(), 0);
+    bool inBlock = false;
+    for (std::size_t i = 0; i < m_lineStarts.size(); ++i) {
+        m_blockCommentAtStart[i] = inBlock ? 1 : 0;
+        if (language == CodeLanguage::Plain) continue;
+        const int begin = m_lineStarts[i];
+        const int end = (i + 1 < m_lineStarts.size()) ? m_lineStarts[i + 1] - 1 : static_cast<int>(m_text.size());
+        const std::string_view line(m_text.data() + begin, static_cast<std::size_t>(end - begin));
+        if (line.find("/*") == std::string_view::npos && !inBlock) continue;
+        m_tokens.clear();
+        tokenizeLine(line, language, inBlock, m_tokens);
+    }
+    m_findLower.clear();  // force matches to be recomputed against the new text
+    m_matchLines.clear();
+}
+
+void CodeView::updateMatches() {
+    const std::string needle = lower(m_find);
+    if (needle == m_findLower) return;
+    m_findLower = needle;
+    m_matchLines.clear();
+    m_matchIndex = -1;
+    if (needle.empty()) return;
+    for (std::size_t i = 0; i < m_lineStarts.size(); ++i) {
+        const int begin = m_lineStarts[i];
+        const int end = (i + 1 < m_lineStarts.size()) ? m_lineStarts[i + 1] - 1 : static_cast<int>(m_text.size());
+        if (lower(std::string_view(m_text.data() + begin, static_cast<std::size_t>(end - begin))).find(needle) !=
+            std::string::npos)
+            m_matchLines.push_back(static_cast<int>(i));
+    }
+}
+
+void CodeView::drawToolbar(const char* id, const Theme& theme) {
+    ImGui::PushID(id);
+    const bool windowFocused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+    const ImGuiIO& io = ImGui::GetIO();
+    // 1.86's key map has no ImGuiKey_F; the GLFW backend indexes KeysDown by GLFW key code ('F').
+    if (windowFocused && io.KeyCtrl && ImGui::IsKeyPressed('F')) m_focusFind = true;
+
+    ImGui::TextColored(Theme::toVec4(theme.palette().textDim), "%d lines", static_cast<int>(m_lineStarts.size()));
+    ImGui::SameLine();
+
+    const float copyWidth = ImGui::CalcTextSize("Copy").x + ImGui::GetStyle().FramePadding.x * 2;
+    const float countWidth = ImGui::CalcTextSize("000/000").x;
+    const float findWidth = std::min(280.0f, ImGui::GetContentRegionAvail().x - copyWidth - countWidth - 24);
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - findWidth - copyWidth -
+                         countWidth - ImGui::GetStyle().ItemSpacing.x * 2);
+    if (m_focusFind) {
+        ImGui::SetKeyboardFocusHere();
+        m_focusFind = false;
+    }
+    ImGui::SetNextItemWidth(findWidth);
+    const bool enter = ImGui::InputTextWithHint("##find", "Find (Ctrl+F)", &m_find, ImGuiInputTextFlags_EnterReturnsTrue);
+    updateMatches();
+    if (enter && !m_matchLines.empty()) {
+        m_matchIndex = (m_matchIndex + (io.KeyShift ? -1 : 1) + static_cast<int>(m_matchLines.size())) %
+                       static_cast<int>(m_matchLines.size());
+        m_scrollToLine = m_matchLines[static_cast<std::size_t>(m_matchIndex)] + 1;
+        ImGui::SetKeyboardFocusHere(-1);  // keep typing / pressing Enter in the box
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Enter: next match, Shift+Enter: previous");
+    ImGui::SameLine();
+    std::string count;
+    if (!m_find.empty()) {
+        count = m_matchLines.empty() ? "none"
+                                     : fmt::format("{}/{}", m_matchIndex + 1, m_matchLines.size());
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, m_find.empty() || !m_matchLines.empty() ? theme.palette().textDim
+                                                                                 : theme.palette().error);
+    ImGui::TextUnformatted(count.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - copyWidth);
+    if (ImGui::Button("Copy")) ImGui::SetClipboardText(m_source.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy the whole text to the clipboard");
+    ImGui::PopID();
+}
+
+void CodeView::draw(const char* id, const std::string& text, const Theme& theme, const CodeViewOptions& options) {
+    if (text != m_source || options.language != m_language || (text.empty() && !m_lineStarts.empty()))
+        layout(text, options.language);
+
+    drawToolbar(id, theme);
+
+    const Palette& pal = theme.palette();
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, pal.codeBg);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 4));
+    ImGui::BeginChild(id, ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    if (m_lineStarts.empty()) {
+        const char* msg = options.emptyMessage;
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        const float wrap = std::min(avail.x - 40, 520.0f);
+        const ImVec2 size = ImGui::CalcTextSize(msg, nullptr, false, wrap);
+        ImGui::SetCursorPos(ImVec2((avail.x - size.x) * 0.5f, std::max(20.0f, avail.y * 0.4f - size.y * 0.5f)));
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", msg);
+        ImGui::PopTextWrapPos();
+    } else {
+        drawLines(theme, options);
+    }
+    ImGui::EndChild();
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor();
+}
+
+void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
+    const Palette& pal = theme.palette();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImFont* font = ImGui::GetFont();
+    const float fontSize = ImGui::GetFontSize();
+    const float charW = ImGui::CalcTextSize("M").x;
+    const float lineH = std::floor(fontSize * 1.35f);
+    const int lineCount = static_cast<int>(m_lineStarts.size());
+    const int digits = static_cast<int>(std::to_string(lineCount).size());
+    const float gutterW = charW * static_cast<float>(std::max(digits, 3)) + theme.sizes().gutterPadding * 2;
+    const float textPad = 8.0f;
+    const float contentW = gutterW + textPad + charW * static_cast<float>(m_maxColumns) + 40.0f;
+
+    if (m_scrollToLine > 0) {
+        const float y = (static_cast<float>(m_scrollToLine) - 1) * lineH;
+        ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.35f));
+        m_scrollToLine = -1;
+    }
+
+    // Index the marks by line for the visible range.
+    auto markFor = [&](int line1) -> const LineMark* {
+        if (options.marks == nullptr) return nullptr;
+        const LineMark* found = nullptr;
+        for (const LineMark& m : *options.marks) {
+            if (m.line == line1 && (found == nullptr || m.error)) found = &m;
+        }
+        return found;
+    };
+
+    const float windowX = ImGui::GetWindowPos().x;
+    const float clipRight = windowX + ImGui::GetWindowWidth();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const bool hovered = ImGui::IsWindowHovered();
+
+    // Gutter background for the whole height, so it continues below the last line.
+    const float windowY = ImGui::GetWindowPos().y;
+    dl->AddRectFilled(ImVec2(windowX, windowY), ImVec2(windowX + gutterW, windowY + ImGui::GetWindowHeight()),
+                      pal.gutterBg);
+
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
+    ImGuiListClipper clipper;
+    clipper.Begin(lineCount, lineH);
+    while (clipper.Step()) {
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            const int begin = m_lineStarts[static_cast<std::size_t>(i)];
+            const int end = (i + 1 < lineCount) ? m_lineStarts[static_cast<std::size_t>(i) + 1] - 1
+                                                : static_cast<int>(m_text.size());
+            const std::string_view line(m_text.data() + begin, static_cast<std::size_t>(end - begin));
+            const bool lineHovered = hovered && mouse.y >= p.y && mouse.y < p.y + lineH;
+            const LineMark* mark = markFor(i + 1);
+
+            // Backgrounds: mark, hovered line, find hits.
+            if (mark != nullptr) {
+                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH),
+                                  mark->error ? pal.errorLineBg : pal.warnLineBg);
+            } else if (lineHovered) {
+                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH), pal.currentLineBg);
+            }
+            const float textX = p.x + gutterW + textPad;
+            const float textY = p.y + (lineH - fontSize) * 0.5f;
+            if (!m_findLower.empty()) {
+                const std::string low = lower(line);
+                for (std::size_t at = low.find(m_findLower); at != std::string::npos;
+                     at = low.find(m_findLower, at + 1)) {
+                    const float x0 = textX + charW * static_cast<float>(at);
+                    dl->AddRectFilled(ImVec2(x0, p.y + 1),
+                                      ImVec2(x0 + charW * static_cast<float>(m_findLower.size()), p.y + lineH - 1),
+                                      pal.searchHitBg, 2.0f);
+                }
+            }
+
+            // Text, token by token; whitespace between tokens is implied by their columns.
+            m_tokens.clear();
+            bool inBlock = m_blockCommentAtStart[static_cast<std::size_t>(i)] != 0;
+            tokenizeLine(line, options.language, inBlock, m_tokens);
+            for (const SyntaxToken& t : m_tokens) {
+                const float x = textX + charW * static_cast<float>(t.start);
+                if (x > clipRight) break;
+                dl->AddText(font, fontSize, ImVec2(x, textY), fade(theme.syntax(t.cls), options.dimmed),
+                            line.data() + t.start, line.data() + t.start + t.length);
+            }
+
+            // Sticky gutter, drawn last so scrolled text slides under it.
+            const float gx = windowX;
+            dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + gutterW, p.y + lineH), pal.gutterBg);
+            if (mark != nullptr) {
+                dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + gutterW, p.y + lineH),
+                                  mark->error ? pal.errorLineBg : pal.warnLineBg);
+            }
+            const std::string number = std::to_string(i + 1);
+            const float nx = gx + gutterW - theme.sizes().gutterPadding - charW * static_cast<float>(number.size());
+            dl->AddText(font, fontSize, ImVec2(nx, textY),
+                        mark != nullptr ? (mark->error ? pal.error : pal.warn) : (lineHovered ? pal.textDim : pal.textFaint),
+                        number.c_str());
+            if (mark != nullptr) {
+                dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + 3, p.y + lineH), mark->error ? pal.error : pal.warn);
+            }
+
+            ImGui::Dummy(ImVec2(contentW, lineH));
+            if (mark != nullptr && lineHovered) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+                ImGui::TextColored(Theme::toVec4(mark->error ? pal.error : pal.warn), "%s (line %d)",
+                                   mark->error ? "error" : "warning", mark->line);
+                ImGui::TextUnformatted(mark->message.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
+    }
+    clipper.End();
+    ImGui::PopStyleVar();
+    // Separator between gutter and text.
+    dl->AddLine(ImVec2(windowX + gutterW, windowY), ImVec2(windowX + gutterW, windowY + ImGui::GetWindowHeight()),
+                pal.border);
+}
+
+}  // namespace kx::app

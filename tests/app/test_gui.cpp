@@ -1,0 +1,163 @@
+// End-to-end GUI tests: run the real kernel-explorer under Xvfb (Mesa llvmpipe) in scripted mode
+// and check the screenshots it writes. Each run takes a few seconds on a 2-core machine.
+#include <catch2/catch.hpp>
+
+#include <stb/stb_image.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kBinary = fs::path(KX_TEST_BINARY_DIR) / "bin" / "kernel-explorer";
+
+bool haveXvfbRun() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
+
+// A fresh folder per test case, removed at the end.
+struct TempDir {
+    fs::path path;
+    explicit TempDir(const std::string& name) {
+        path = fs::temp_directory_path() / ("kx_test_gui_" + std::to_string(::getpid()) + "_" + name);
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::string readFile(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct RunResult {
+    int exitCode = -1;
+    std::string stderrText;
+};
+
+// Runs the app under xvfb-run with the given arguments; stderr is captured.
+RunResult runApp(const TempDir& dir, const std::string& args) {
+    const fs::path err = dir.path / "stderr.txt";
+    const std::string cmd = "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kBinary.string() + "' " + args + " 2> '" +
+                            err.string() + "' > /dev/null";
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.stderrText = readFile(err);
+    return r;
+}
+
+fs::path writeScript(const TempDir& dir, const std::string& text) {
+    const fs::path p = dir.path / "scenario.kxs";
+    std::ofstream(p) << text;
+    return p;
+}
+
+struct Image {
+    int width = 0;
+    int height = 0;
+    std::size_t distinctColours = 0;
+};
+
+Image loadImage(const fs::path& p) {
+    Image img;
+    int channels = 0;
+    unsigned char* data = stbi_load(p.c_str(), &img.width, &img.height, &channels, 3);
+    REQUIRE(data != nullptr);
+    std::set<unsigned> colours;
+    const std::size_t n = static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height);
+    for (std::size_t i = 0; i < n; ++i) {
+        colours.insert(unsigned(data[i * 3]) << 16 | unsigned(data[i * 3 + 1]) << 8 | data[i * 3 + 2]);
+    }
+    stbi_image_free(data);
+    img.distinctColours = colours.size();
+    return img;
+}
+
+void requirePrerequisites() {
+    if (!haveXvfbRun()) FAIL("xvfb-run is not installed: the GUI tests need it (apt-get install xvfb)");
+    if (!fs::exists(kBinary)) FAIL("kernel-explorer is not built: " << kBinary << " (build target kernel-explorer)");
+}
+
+}  // namespace
+
+TEST_CASE("gui: scripted gemm scenario renders a full, non-blank screenshot", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("valid");
+    const fs::path script = writeScript(dir, R"(# gemm with a 64x128x32 block tile on Hopper
+template gemm
+arch sm_90
+set BM=64 BN=128 BK=32
+tab ptx
+wait-compile
+screenshot )" + (dir.path / "ptx.png").string() + R"(
+tab source
+)");
+    const fs::path shot = dir.path / "shot.png";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + shot.string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(fs::exists(shot));
+    REQUIRE(fs::exists(dir.path / "ptx.png"));
+
+    const Image img = loadImage(shot);
+    CHECK(img.width == 1600);
+    CHECK(img.height == 1000);
+    // Text, syntax colours and anti-aliasing give thousands of colours; a blank or one-colour
+    // frame (no GL context, nothing drawn) gives a handful.
+    CHECK(img.distinctColours > 200);
+
+    const Image ptx = loadImage(dir.path / "ptx.png");
+    CHECK(ptx.width == 1600);
+    CHECK(ptx.distinctColours > 200);
+}
+
+TEST_CASE("gui: an invalid tile still renders and exits 0", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("invalid");
+    // BM=16 is below warp tile M (64): the config violates "BM % WM == 0".
+    const fs::path script = writeScript(dir, "template gemm\narch sm_90\nset BM=16\nwait-compile\n");
+    const fs::path shot = dir.path / "shot.png";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + shot.string() + "' --frames 10");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(fs::exists(shot));
+    const Image img = loadImage(shot);
+    CHECK(img.width == 1600);
+    CHECK(img.height == 1000);
+    CHECK(img.distinctColours > 200);
+}
+
+TEST_CASE("gui: a malformed script exits 2 naming file and line", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("malformed");
+    const fs::path script = writeScript(dir, "template gemm\n# fine so far\nfly-to-the-moon now\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" +
+                                        (dir.path / "shot.png").string() + "'");
+    CHECK(r.exitCode == 2);
+    CHECK(r.stderrText.find(script.string() + ":3:") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir.path / "shot.png"));
+}
+
+TEST_CASE("gui: an unknown name in a script exits 2 naming file and line", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("unknown");
+    const fs::path script = writeScript(dir, "template gemm\narch sm_90\nset NOPE=1\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" +
+                                        (dir.path / "shot.png").string() + "'");
+    CHECK(r.exitCode == 2);
+    CHECK(r.stderrText.find(script.string() + ":3:") != std::string::npos);
+}
