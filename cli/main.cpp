@@ -54,6 +54,24 @@ int main(int argc, char** argv) {
     occupancy->add_option("--csv", occ.csvFile,
                           "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
 
+    // Name an unknown command plainly instead of CLI11's "A subcommand is required".
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--data-dir") { ++i; continue; }
+        if (word.rfind("-", 0) == 0) continue;
+        std::string known;
+        bool found = false;
+        for (const CLI::App* sub : app.get_subcommands({})) {
+            known += (known.empty() ? "" : ", ") + sub->get_name();
+            found = found || sub->get_name() == word;
+        }
+        if (!found) {
+            std::cerr << "kx: unknown command '" << word << "' (commands: " << known << ")\n";
+            return 2;
+        }
+        break;
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -172,9 +172,7 @@ std::string Template::configName(const Config& config) const {
     return out;
 }
 
-std::string Template::render(const Config& config, const Arch& arch) const {
-    // Every text a placeholder may name: parameters, all attributes of the chosen choices
-    // (text ones too), derived values, the kernel name and the arch.
+std::map<std::string, std::string> Template::placeholderValues(const Config& config, const Arch& arch) const {
     std::map<std::string, std::string> text;
     const VariableMap vars = variables(config, arch);
     for (const ParamSpec& p : m_manifest.params) {
@@ -185,25 +183,50 @@ std::string Template::render(const Config& config, const Arch& arch) const {
     for (const DerivedSpec& d : m_manifest.derived) text[d.name] = formatNumber(vars.at(d.name));
     text["KERNEL_NAME"] = configName(config);
     text["ARCH"] = arch.name;
+    return text;
+}
 
-    const std::string& src = m_kernelSource;
+std::string Template::substitute(const std::string& src, const std::map<std::string, std::string>& text,
+                                 const std::string& where, int firstLine) {
     std::string out;
     out.reserve(src.size() + 256);
-    int line = 1;
+    int line = firstLine;
     for (std::size_t i = 0; i < src.size(); ++i) {
         if (src[i] == '\n') ++line;
         if (src[i] == '$' && i + 1 < src.size() && src[i + 1] == '{') {
             const std::size_t close = src.find('}', i + 2);
-            const std::string where = m_manifest.folder + "/" + m_manifest.sourceFile + ":" + std::to_string(line) + ": ";
-            if (close == std::string::npos) throw InputError(where + "unclosed placeholder '${'");
+            const std::string location = where + ":" + std::to_string(line) + ": ";
+            if (close == std::string::npos) throw InputError(location + "unclosed placeholder '${'");
             const std::string key = src.substr(i + 2, close - i - 2);
             auto it = text.find(key);
-            if (it == text.end()) throw InputError(where + "placeholder ${" + key + "} names no parameter, attribute or derived value");
+            if (it == text.end()) throw InputError(location + "placeholder ${" + key + "} names no parameter, attribute or derived value");
             out += it->second;
             i = close;
             continue;
         }
         out += src[i];
+    }
+    return out;
+}
+
+std::string Template::render(const Config& config, const Arch& arch) const {
+    return substitute(m_kernelSource, placeholderValues(config, arch), m_manifest.folder + "/" + m_manifest.sourceFile, 1);
+}
+
+std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    const auto text = placeholderValues(config, arch);
+    const VariableMap vars = variables(config, arch, sizes);
+    std::vector<ResolvedArg> out;
+    for (const ArgSpec& a : m_manifest.args) {
+        ResolvedArg r{a.name, a.role, substitute(a.type, text, m_manifest.manifestFile, a.line), 0};
+        if (a.role == "size") {
+            auto it = sizes.find(a.name);
+            if (it == sizes.end()) throw InputError("size '" + a.name + "' of " + m_manifest.id + " has no value");
+            r.count = it->second;
+        } else {
+            r.count = static_cast<long long>(evaluateExpression(a.count, vars));
+        }
+        out.push_back(std::move(r));
     }
     return out;
 }

@@ -28,6 +28,14 @@ struct LaunchGeometry {
 
 using SizeMap = std::map<std::string, long long>;
 
+// A kernel argument with its type and element count worked out for a config and sizes.
+struct ResolvedArg {
+    std::string name;
+    std::string role;   // in, out, inout, scratch, size
+    std::string type;   // C type with placeholders filled: "__half", "float", "int"
+    long long count = 0;  // elements (buffers); the value itself for sizes
+};
+
 class Template {
 public:
     Template(TemplateManifest manifest, std::string kernelSource);
@@ -62,11 +70,20 @@ public:
     // Fills missing sizes with defaults; throws InputError on an unknown size or one below its minimum.
     SizeMap withSizes(const std::map<std::string, std::string>& overrides) const;
 
+    // The kernel's arguments in signature order. Throws InputError on an unknown size name.
+    std::vector<ResolvedArg> resolveArgs(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+
     LaunchGeometry launch(const Config& config, const Arch& arch, const SizeMap& sizes) const;
     double flops(const Config& config, const Arch& arch, const SizeMap& sizes) const;
     double minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const;
 
 private:
+    // Text for every ${NAME}: parameters, choice attributes, derived values, KERNEL_NAME, ARCH.
+    std::map<std::string, std::string> placeholderValues(const Config& config, const Arch& arch) const;
+    // Replaces ${NAME}s in text; where names the text in errors ("file:line: ").
+    static std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
+                                  const std::string& where, int firstLine);
+
     TemplateManifest m_manifest;
     std::string m_kernelSource;
 };

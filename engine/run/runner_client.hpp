@@ -1,0 +1,49 @@
+// Talks to kx-runner, the process that owns the GPU: spawns it, sends one JSON request per line,
+// waits for the reply with a deadline, and kills it when a kernel hangs or the runner dies. The
+// next request starts a fresh runner, so no fault reaches the caller's process.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <sys/types.h>
+
+namespace kx::engine {
+
+// $KX_RUNNER, else kx-runner next to the running executable, else "kx-runner" on PATH.
+std::filesystem::path defaultRunnerPath();
+
+class RunnerClient {
+public:
+    explicit RunnerClient(std::filesystem::path runnerPath = defaultRunnerPath());
+    ~RunnerClient();  // stops the runner
+    RunnerClient(const RunnerClient&) = delete;
+    RunnerClient& operator=(const RunnerClient&) = delete;
+
+    // Sends request and returns the reply. Never throws for runner trouble: when the runner
+    // cannot start, dies, or does not answer within timeoutSeconds, it is killed and the reply is
+    // {"ok":false,"error":<plain words>,"fatal":true}. Thread-safe (one request at a time).
+    nlohmann::json request(const nlohmann::json& request, double timeoutSeconds);
+
+    // Kills the runner now (a later request starts a new one). Safe from any thread.
+    void stop();
+
+    // How many runners this client has started (a restart after a fault counts).
+    int starts() const { return m_starts; }
+
+private:
+    bool start(std::string* error);
+    void killLocked();
+
+    std::filesystem::path m_path;
+    std::mutex m_mutex;
+    pid_t m_pid = -1;
+    int m_toRunner = -1;
+    int m_fromRunner = -1;
+    std::string m_buffer;
+    int m_starts = 0;
+};
+
+}  // namespace kx::engine
