@@ -54,4 +54,25 @@ struct OccupancyArgs {
 };
 int occupancy(const Context& ctx, const OccupancyArgs& args);
 
+struct RunArgs {
+    VariantArgs variant;          // arch "native": the GPU's own
+    std::vector<std::string> sizes;
+    int device = 0;
+    int reps = 20;
+    int warmup = 5;
+    double timeout = 10;
+    unsigned long long seed = 1;
+    bool noBaseline = false;
+    bool json = false;
+};
+int run(const Context& ctx, const RunArgs& args);
+
+struct CalibrateArgs {
+    int device = 0;
+    int gemmSize = 8192;
+    int reps = 20;
+    bool json = false;
+};
+int calibrate(const Context& ctx, const CalibrateArgs& args);
+
 }  // namespace kx::cli

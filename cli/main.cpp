@@ -54,6 +54,25 @@ int main(int argc, char** argv) {
     occupancy->add_option("--csv", occ.csvFile,
                           "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
 
+    cli::RunArgs runArgs;
+    CLI::App* runCmd = app.add_subcommand("run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)");
+    addVariant(runCmd, runArgs.variant);
+    runCmd->add_option("--size", runArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
+    runCmd->add_option("--device", runArgs.device, "GPU index");
+    runCmd->add_option("--reps", runArgs.reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
+    runCmd->add_option("--warmup", runArgs.warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
+    runCmd->add_option("--timeout", runArgs.timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
+    runCmd->add_option("--seed", runArgs.seed, "Seed of the random inputs");
+    runCmd->add_flag("--no-baseline", runArgs.noBaseline, "Skip cuBLAS / copy baseline");
+    runCmd->add_flag("--json", runArgs.json, "JSON report");
+
+    cli::CalibrateArgs cal;
+    CLI::App* calibrateCmd = app.add_subcommand("calibrate", "Measure the GPU's copy bandwidth and cuBLAS GEMM throughput per dtype");
+    calibrateCmd->add_option("--device", cal.device, "GPU index");
+    calibrateCmd->add_option("--gemm-size", cal.gemmSize, "GEMM size (cube)")->check(CLI::Range(256, 32768));
+    calibrateCmd->add_option("--reps", cal.reps, "Timed repetitions")->check(CLI::Range(1, 10000));
+    calibrateCmd->add_flag("--json", cal.json, "JSON output");
+
     // Name an unknown command plainly instead of CLI11's "A subcommand is required".
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
@@ -94,6 +113,8 @@ int main(int argc, char** argv) {
         if (*generate) return cli::generate(ctx, gen);
         if (*compile) return cli::compile(ctx, comp);
         if (*occupancy) return cli::occupancy(ctx, occ);
+        if (*runCmd) return cli::run(ctx, runArgs);
+        if (*calibrateCmd) return cli::calibrate(ctx, cal);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;

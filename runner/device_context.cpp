@@ -64,8 +64,13 @@ void DeviceContext::check(CUresult status, const std::string& what) const {
                        status == CUDA_ERROR_ASSERT || status == CUDA_ERROR_LAUNCH_TIMEOUT ||
                        status == CUDA_ERROR_ECC_UNCORRECTABLE || status == CUDA_ERROR_UNKNOWN;
     std::string message = what + " failed: " + m_driver.describe(status);
-    if (status == CUDA_ERROR_ILLEGAL_ADDRESS) message = "the kernel faulted: it accessed memory out of bounds — " + message;
-    if (status == CUDA_ERROR_ILLEGAL_INSTRUCTION || status == CUDA_ERROR_ASSERT) message = "the kernel trapped — " + message;
+    // Say what happened to the kernel first, in plain words; the driver's words follow.
+    if (status == CUDA_ERROR_ILLEGAL_ADDRESS || status == CUDA_ERROR_MISALIGNED_ADDRESS)
+        message = "the kernel faulted: it accessed memory out of bounds or misaligned — " + message;
+    else if (status == CUDA_ERROR_ILLEGAL_INSTRUCTION || status == CUDA_ERROR_ASSERT || status == CUDA_ERROR_LAUNCH_FAILED)
+        message = "the kernel faulted: it trapped (a trap, an assert, or another error the GPU does not specify) — " + message;
+    else if (fatal)
+        message = "the kernel faulted — " + message;
     throw RunnerError(message, fatal);
 }
 

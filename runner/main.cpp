@@ -5,6 +5,7 @@
 #include "cuda_driver.hpp"
 #include "device_context.hpp"
 #include "kernel_run.hpp"
+#include "occupancy_query.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -109,6 +110,7 @@ int main() {
             if (!ctx) ctx = std::make_unique<DeviceContext>(driver, device);
             if (cmd == "run") reply(runKernel(*ctx, request));
             else if (cmd == "calibrate") reply(calibrate(*ctx, request));
+            else if (cmd == "occupancy") reply(occupancyQuery(*ctx, request));
             else if (cmd == "fault") reply(runPlantedFault(*ctx, request.value("kind", "")));
             else throw RunnerError("unknown command '" + cmd + "'", false);
         } catch (const RunnerError& e) {

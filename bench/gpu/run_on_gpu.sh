@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine from the repository root, with the binaries built elsewhere carried in
+# .carry/bin and the shared libraries the machine lacks in .carry/lib (see README, "GPU machine").
+# Usage: bench/gpu/run_on_gpu.sh tests|bench|all   (results go to $OUT, or ./gpu-out)
+set -uo pipefail
+what=${1:-all}
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out" build/bin
+cp -f .carry/bin/* build/bin/
+export LD_LIBRARY_PATH=$PWD/.carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export KX_DATA_DIR=$PWD KX_CACHE_DIR=/tmp/kx-cache
+# The test binaries name the source tree by its path on the build machine.
+if [[ $PWD != /work/main ]]; then mkdir -p /work && ln -sfn "$PWD" /work/main; fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
+
+if [[ $what == tests || $what == all ]]; then
+  build/bin/test_gpu --durations yes 2>&1 | tee "$out/test_gpu.txt" | tail -40
+fi
+if [[ $what == bench || $what == all ]]; then
+  bench/gpu/gemm_reduce_bench.sh "$out" 2>&1 | tee "$out/bench_log.txt" | tail -60
+fi

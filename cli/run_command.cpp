@@ -1,0 +1,191 @@
+#include "commands.hpp"
+
+#include "compile/variant_build.hpp"
+#include "run/calibration.hpp"
+#include "run/variant_run.hpp"
+#include "util/data_paths.hpp"
+#include "util/error.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+namespace kx::cli {
+using namespace kx::engine;
+
+namespace {
+
+// The device's facts from the runner, or an error that says running needs a driver.
+nlohmann::json deviceInfo(RunnerClient& runner, int device) {
+    const nlohmann::json hello = runner.request({{"cmd", "hello"}}, 30);
+    if (!hello.value("ok", false)) throw std::runtime_error(hello.value("error", std::string("the GPU runner did not start")));
+    if (!hello.value("driver", false)) throw std::runtime_error(hello.value("error", std::string("no CUDA driver")));
+    const nlohmann::json devices = listDevices(runner);
+    if (!devices.value("ok", false)) throw std::runtime_error(devices.value("error", std::string("no CUDA device")));
+    const auto& list = devices.at("devices");
+    if (device < 0 || device >= static_cast<int>(list.size()))
+        throw InputError("--device " + std::to_string(device) + " does not exist (this machine has " + std::to_string(list.size()) + ")");
+    return list[static_cast<size_t>(device)];
+}
+
+std::string sizesText(const SizeMap& sizes) {
+    std::string text;
+    for (const auto& [k, v] : sizes) text += (text.empty() ? "" : " ") + k + "=" + std::to_string(v);
+    return text;
+}
+
+nlohmann::json reportJson(const RunReport& r) {
+    nlohmann::json j = {{"ok", r.ok},
+                        {"variant", r.variant},
+                        {"device", r.deviceName},
+                        {"arch", r.deviceArch},
+                        {"sizes", r.sizes},
+                        {"median_ms", r.medianMs},
+                        {"min_ms", r.minMs},
+                        {"max_ms", r.maxMs},
+                        {"reps", r.reps},
+                        {"rotation_sets", r.rotationSets},
+                        {"flops", r.flops},
+                        {"bytes", r.bytes},
+                        {"tflops", r.tflops},
+                        {"gbps", r.gbps},
+                        {"registers", r.registers},
+                        {"driver_blocks_per_sm", r.driverBlocksPerSm},
+                        {"correctness",
+                         {{"passed", r.correctness.passed},
+                          {"method", r.correctness.method},
+                          {"checked", r.correctness.checked},
+                          {"total", r.correctness.total},
+                          {"max_abs_error", r.correctness.maxAbsError},
+                          {"max_rel_error", r.correctness.maxRelError},
+                          {"tolerance", r.correctness.tolerance},
+                          {"first_bad_index", r.correctness.firstBadIndex},
+                          {"first_bad", r.correctness.firstBadText},
+                          {"baseline_compared", r.correctness.baselineCompared},
+                          {"baseline_agrees", r.correctness.baselineAgrees},
+                          {"baseline_max_rel_diff", r.correctness.baselineMaxRelDiff}}}};
+    if (!r.ok) j["error"] = r.error;
+    if (r.baseline)
+        j["baseline"] = {{"name", r.baseline->name}, {"median_ms", r.baseline->medianMs}, {"tflops", r.baseline->tflops},
+                         {"gbps", r.baseline->gbps}, {"speedup", r.baseline->speedup}};
+    if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
+    if (r.pctOfCublasPeak) j["pct_of_cublas_peak"] = *r.pctOfCublasPeak;
+    return j;
+}
+
+void printReport(const RunReport& r, const std::string& archName) {
+    fmt::print("{} on {} ({}), {}\n", r.variant, r.deviceName, archName, sizesText(r.sizes));
+    const CorrectnessReport& c = r.correctness;
+    fmt::print("  correctness   {}  {}\n", c.passed ? "PASS" : "FAIL", c.method);
+    fmt::print("                max error {:.3g} abs, {:.3g} relative to the terms' scale (tolerance {:.3g}){}\n", c.maxAbsError,
+               c.maxRelError, c.tolerance, c.baselineCompared ? fmt::format("; vs cuBLAS {:.3g}", c.baselineMaxRelDiff) : "");
+    if (c.firstBadIndex >= 0) fmt::print("                first mismatch: {}\n", c.firstBadText);
+    if (c.baselineCompared && !c.baselineAgrees) fmt::print("                the kernel disagrees with cuBLAS beyond tolerance\n");
+    fmt::print("  time          {:.4f} ms median (min {:.4f}, max {:.4f}; {} reps, {} input set{})\n", r.medianMs, r.minMs, r.maxMs,
+               r.reps, r.rotationSets, r.rotationSets == 1 ? "" : "s");
+    fmt::print("  throughput    {:.2f} TFLOP/s   {:.1f} GB/s (minimum bytes)\n", r.tflops, r.gbps);
+    if (r.pctOfCublasPeak) fmt::print("  of ceiling    {:.1f}% of calibrated cuBLAS peak\n", *r.pctOfCublasPeak);
+    if (r.pctOfCopyBandwidth) fmt::print("  of ceiling    {:.1f}% of calibrated copy bandwidth\n", *r.pctOfCopyBandwidth);
+    if (r.baseline) {
+        const BaselineReport& b = *r.baseline;
+        if (b.tflops > 0)
+            fmt::print("  baseline      {} {:.4f} ms, {:.2f} TFLOP/s: the kernel runs at {:.1f}% of its speed\n", b.name, b.medianMs,
+                       b.tflops, 100.0 * b.speedup);
+        else
+            fmt::print("  baseline      {} {:.1f} GB/s: the kernel reaches {:.1f}% of it\n", b.name, b.gbps, 100.0 * r.gbps / b.gbps);
+    }
+}
+
+}  // namespace
+
+int run(const Context& ctx, const RunArgs& args) {
+    auto tmpl = ctx.templates.find(args.variant.templateId);
+    if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
+    const Config config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+
+    RunnerClient runner;
+    nlohmann::json device;
+    try {
+        device = deviceInfo(runner, args.device);
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::cerr << "kx: cannot run: " << e.what() << "\n";
+        return 1;
+    }
+    const std::string archName = args.variant.arch == "native" ? device.value("arch", "") : args.variant.arch;
+    const Arch* arch = ctx.arches.findArch(archName);
+    if (!arch) throw InputError("unknown arch '" + archName + "'");
+    const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
+    if (!prepared.violations.empty()) {
+        std::string text = prepared.name + " is not valid for " + arch->name + ":";
+        for (const Violation& v : prepared.violations) text += "\n  - " + v.message;
+        throw InputError(text);
+    }
+    Compiler compiler(cacheRoot() / "nvrtc");
+    const CompileResult compiled = compiler.compile(prepared.request);
+    if (!compiled.ok) {
+        std::cerr << "kx: " << prepared.name << " failed to compile:\n" << compiled.log;
+        return 1;
+    }
+    RunOptions options;
+    options.device = args.device;
+    options.reps = args.reps;
+    options.warmup = args.warmup;
+    options.timeoutSeconds = args.timeout;
+    options.seed = args.seed;
+    options.baseline = !args.noBaseline;
+    const RunReport report = runVariant(runner, *tmpl, config, *arch, sizes, compiled, options);
+    if (args.json) std::cout << reportJson(report).dump(2) << "\n";
+    if (!report.ok) {
+        std::cerr << "kx: the run failed: " << report.error << "\n";
+        return 1;
+    }
+    if (!args.json) printReport(report, arch->name);
+    return report.correctness.passed ? 0 : 1;
+}
+
+int calibrate(const Context&, const CalibrateArgs& args) {
+    RunnerClient runner;
+    nlohmann::json device;
+    try {
+        device = deviceInfo(runner, args.device);
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::cerr << "kx: cannot calibrate: " << e.what() << "\n";
+        return 1;
+    }
+    const nlohmann::json reply =
+        runner.request({{"cmd", "calibrate"}, {"device", args.device}, {"gemm_size", args.gemmSize}, {"reps", args.reps}}, 600);
+    if (!reply.value("ok", false)) {
+        std::cerr << "kx: calibration failed: " << reply.value("error", std::string("unknown error")) << "\n";
+        return 1;
+    }
+    Calibration c;
+    c.device = device.value("name", "");
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    c.measuredAt = stamp;
+    c.copyGBs = reply.at("copy").at("gbps");
+    c.gemmSize = args.gemmSize;
+    for (const auto& [dtype, v] : reply.at("cublas_gemm").items()) c.gemmTflops[dtype] = v.at("tflops");
+    saveCalibration(c);
+    if (args.json) {
+        std::cout << reply.dump(2) << "\n";
+        return 0;
+    }
+    fmt::print("{} ({}), calibrated {}\n", c.device, device.value("arch", ""), c.measuredAt);
+    fmt::print("  copy bandwidth   {:.0f} GB/s (device-to-device, bytes read + written)\n", c.copyGBs);
+    for (const auto& [dtype, tflops] : c.gemmTflops)
+        fmt::print("  cuBLAS {:<5}     {:.1f} TFLOP/s at {}^3\n", dtype, tflops, c.gemmSize);
+    fmt::print("  saved to {}\n", calibrationPath(c.device).string());
+    return 0;
+}
+
+}  // namespace kx::cli

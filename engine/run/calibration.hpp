@@ -1,0 +1,29 @@
+// Measured ceilings of a device (kx calibrate): copy bandwidth and cuBLAS GEMM throughput per
+// dtype. Stored per device under the cache folder; used for "% of ceiling" and by the roofline.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace kx::engine {
+
+struct Calibration {
+    std::string device;         // "NVIDIA H100 80GB HBM3"
+    std::string measuredAt;     // ISO 8601 UTC
+    double copyGBs = 0;         // device-to-device copy, bytes read + written per second / 1e9
+    std::map<std::string, double> gemmTflops;  // cuBLAS at size^3: f32, tf32, f16, bf16
+    int gemmSize = 0;
+};
+
+// <cacheRoot>/calibration/<device name with spaces as '_'>.json
+std::filesystem::path calibrationPath(const std::string& deviceName);
+
+// nullopt when the device was never calibrated or the file is unreadable.
+std::optional<Calibration> loadCalibration(const std::string& deviceName);
+
+// Written to a temporary file and renamed, so a reader never sees half a file.
+void saveCalibration(const Calibration& calibration);
+
+}  // namespace kx::engine

@@ -1,0 +1,155 @@
+// [gpu] tests: need an NVIDIA GPU and driver. Run with: ctest --preset default -L gpu
+#include "arch/arch_database.hpp"
+#include "compile/variant_build.hpp"
+#include "run/variant_run.hpp"
+#include "templates/template_library.hpp"
+#include "util/data_paths.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace kx::engine;
+
+namespace {
+
+struct Gpu {
+    ArchDatabase arches = ArchDatabase::loadFromDataRoot(dataRoot());
+    TemplateLibrary templates = TemplateLibrary::load(dataRoot() / "templates");
+    RunnerClient runner;  // kx-runner next to this binary, or $KX_RUNNER
+    Compiler compiler{cacheRoot() / "nvrtc"};
+    const Arch* arch = nullptr;
+    std::string deviceName;
+
+    Gpu() {
+        const nlohmann::json devices = listDevices(runner);
+        INFO(devices.dump());
+        REQUIRE(devices.value("ok", false));
+        REQUIRE_FALSE(devices["devices"].empty());
+        deviceName = devices["devices"][0]["name"];
+        arch = arches.findArch(devices["devices"][0]["arch"].get<std::string>());
+        REQUIRE(arch);
+    }
+
+    RunReport run(const std::string& id, const std::map<std::string, std::string>& values,
+                  const std::map<std::string, std::string>& sizes, RunOptions options = {}) {
+        auto t = templates.find(id);
+        REQUIRE(t);
+        const Config config = t->withValues(t->defaultConfig(), values);
+        const PreparedVariant v = prepareVariant(*t, config, *arch);
+        for (const Violation& violation : v.violations) FAIL(v.name << ": " << violation.message);
+        const CompileResult compiled = compiler.compile(v.request);
+        INFO(compiled.log);
+        REQUIRE(compiled.ok);
+        return runVariant(runner, *t, config, *arch, t->withSizes(sizes), compiled, options);
+    }
+};
+
+Gpu& gpu() {
+    static Gpu g;
+    return g;
+}
+
+void requireCorrect(const RunReport& r) {
+    INFO(r.variant << " " << r.error << " | " << r.correctness.method << " | first bad: " << r.correctness.firstBadText
+                   << " | max rel " << r.correctness.maxRelError << " tol " << r.correctness.tolerance);
+    REQUIRE(r.ok);
+    CHECK(r.correctness.passed);
+    CHECK(r.correctness.checked > 0);
+}
+
+}  // namespace
+
+TEST_CASE("the runner lists the GPU", "[gpu]") {
+    CHECK_FALSE(gpu().deviceName.empty());
+    CHECK(gpu().arch->vendor == Vendor::Nvidia);
+}
+
+TEST_CASE("GEMM is correct at sizes the tile does not divide, every dtype and layout", "[gpu][gemm]") {
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+        for (const char* layout : {"rcr", "rrr"}) {
+            for (const auto& size : std::vector<std::map<std::string, std::string>>{
+                     {{"M", "128"}, {"N", "128"}, {"K", "64"}},
+                     {{"M", "127"}, {"N", "129"}, {"K", "65"}},
+                     {{"M", "1"}, {"N", "7"}, {"K", "3"}},
+                     {{"M", "333"}, {"N", "257"}, {"K", "1000"}}}) {
+                const std::string vec = std::string(dtype) == "f32" ? "4" : "8";  // 16-byte loads
+                const RunReport r = gpu().run("gemm", {{"dtype", dtype}, {"layout", layout}, {"VEC", vec}}, size, {.reps = 3, .warmup = 1});
+                requireCorrect(r);
+                CHECK(r.correctness.checked == r.correctness.total);  // small: every output checked
+            }
+        }
+    }
+}
+
+TEST_CASE("GEMM configs other than the default are correct", "[gpu][gemm]") {
+    const std::vector<std::map<std::string, std::string>> configs = {
+        {{"BM", "64"}, {"BN", "128"}, {"BK", "32"}},
+        {{"STAGES", "1"}},
+        {{"STAGES", "3"}, {"dtype", "f32"}, {"VEC", "4"}},
+        {{"STAGES", "4"}, {"BK", "16"}},
+        {{"VEC", "1"}},
+        {{"BM", "32"}, {"BN", "32"}, {"WM", "16"}, {"WN", "32"}, {"TM", "4"}, {"TN", "4"}, {"VEC", "2"}},
+    };
+    for (const auto& values : configs) {
+        const RunReport r = gpu().run("gemm", values, {{"M", "200"}, {"N", "300"}, {"K", "130"}}, {.reps = 3, .warmup = 1});
+        requireCorrect(r);
+    }
+}
+
+TEST_CASE("large GEMM: sampled float64 check plus a full comparison with cuBLAS", "[gpu][gemm]") {
+    const RunReport r = gpu().run("gemm", {}, {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}}, {.reps = 5, .warmup = 2});
+    requireCorrect(r);
+    CHECK(r.correctness.checked == kSampledOutputs);
+    CHECK(r.correctness.baselineCompared);
+    CHECK(r.correctness.baselineAgrees);
+    REQUIRE(r.baseline);
+    CHECK(r.baseline->medianMs > 0);
+    CHECK(r.baseline->name.find("cuBLAS") != std::string::npos);
+}
+
+TEST_CASE("reduction is correct for sum and max, every dtype, awkward sizes", "[gpu][reduce]") {
+    for (const char* op : {"sum", "max"}) {
+        for (const char* dtype : {"f32", "f16", "bf16"}) {
+            for (const char* n : {"1", "1000", "1048579", "33554432"}) {
+                const RunReport r = gpu().run("reduce", {{"op", op}, {"dtype", dtype}}, {{"n", n}}, {.reps = 3, .warmup = 1});
+                requireCorrect(r);
+            }
+        }
+    }
+    for (const auto& values : std::vector<std::map<std::string, std::string>>{
+             {{"BLOCK", "64"}, {"ITEMS", "1"}, {"VEC", "1"}}, {{"BLOCK", "1024"}, {"ITEMS", "8"}}, {{"VEC", "8"}, {"dtype", "f16"}}}) {
+        requireCorrect(gpu().run("reduce", values, {{"n", "777777"}}, {.reps = 3, .warmup = 1}));
+    }
+}
+
+TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "[gpu][timing]") {
+    const RunReport r = gpu().run("reduce", {}, {{"n", "16777216"}}, {.reps = 25, .warmup = 3});
+    requireCorrect(r);
+    CHECK(r.reps == 25);
+    CHECK(r.minMs > 0);
+    CHECK(r.minMs <= r.medianMs);
+    CHECK(r.medianMs <= r.maxMs);
+    CHECK(r.gbps > 10);              // any data-centre GPU streams far faster than this
+    REQUIRE(r.baseline);
+    CHECK(r.baseline->gbps > 100);   // device copy
+    // A small problem fits in L2: the runner rotates input sets.
+    const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, {.reps = 5, .warmup = 1});
+    requireCorrect(small);
+    CHECK(small.rotationSets > 1);
+}
+
+TEST_CASE("planted faults are reported in plain words and a fresh runner takes over", "[gpu][faults]") {
+    RunnerClient& runner = gpu().runner;
+    struct Case { const char* kind; double timeout; const char* words; };
+    for (const Case& c : {Case{"out_of_bounds", 20, "out of bounds"}, Case{"trap", 20, "trapped"}, Case{"hang", 3, "did not finish within 3 s"}}) {
+        INFO(c.kind);
+        const int startsBefore = runner.starts();
+        const nlohmann::json reply = runner.request({{"cmd", "fault"}, {"kind", c.kind}}, c.timeout);
+        INFO(reply.dump());
+        CHECK_FALSE(reply.value("ok", true));
+        CHECK(reply.value("error", std::string()).find(c.words) != std::string::npos);
+        // The next request works, on a new runner.
+        const RunReport after = gpu().run("reduce", {}, {{"n", "1000"}}, {.reps = 2, .warmup = 0});
+        requireCorrect(after);
+        CHECK(runner.starts() == startsBefore + 1);
+    }
+}
