@@ -2,19 +2,31 @@
 
 #include "views/about_view.hpp"
 #include "views/config_view.hpp"
+#include "views/instruction_mix_view.hpp"
 #include "views/kernel_view.hpp"
+#include "views/occupancy_view.hpp"
 #include "views/resources_view.hpp"
 #include "views/status_bar_view.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace kx::app {
+
+namespace {
+// Share of the centre's height the code tabs keep when analysis panels sit below them: about
+// 25 lines of code, and enough height below for three occupancy graphs.
+constexpr float kCentreTopFraction = 0.42f;
+}  // namespace
 
 ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(model), m_theme(theme) {
     // The registry: every view, once. Order is draw order; the slot says where it goes.
     add<KernelView>();
     add<ConfigView>();
     m_codeTabs = add<CodeTabsView>();
+    add<OccupancyView>();
+    m_roofline = add<RooflineView>();
+    add<InstructionMixView>();  // closed until opened from the View menu or a script
     add<ResourcesView>();
     add<LaunchView>();
     add<StatusBarView>();
@@ -30,6 +42,21 @@ void ExplorerApp::draw() {
     }
     layout(menuBarHeight);
     for (auto& v : m_views) v->draw();
+}
+
+bool ExplorerApp::showView(std::string_view name) {
+    for (auto& v : m_views) {
+        const std::string& t = v->title();
+        const bool same = t.size() == name.size() &&
+                          std::equal(t.begin(), t.end(), name.begin(), [](char a, char b) {
+                              return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                          });
+        if (same) {
+            v->setOpen(true);
+            return true;
+        }
+    }
+    return false;
 }
 
 void ExplorerApp::drawMenuBar() {
@@ -104,7 +131,23 @@ void ExplorerApp::layout(float menuBarHeight) {
         }
         if (rightFill) rightFill->setRect(ImVec2(x, origin.y), ImVec2(rightW, bottom - origin.y));
     }
-    if (centre) centre->setRect(ImVec2(origin.x + leftW, origin.y), ImVec2(full.x - leftW - rightW, bodyH));
+    // Centre: the first open centre view (the code tabs) on top; the others (Occupancy, Roofline)
+    // side by side below it, so source, occupancy and roofline are in view at once.
+    if (centre) {
+        std::vector<View*> below;
+        for (auto& v : m_views) {
+            if (v->slot() == Slot::Centre && v->isOpen() && v.get() != centre) below.push_back(v.get());
+        }
+        const float x = origin.x + leftW;
+        const float w = full.x - leftW - rightW;
+        const float topH = below.empty() ? bodyH : std::floor(bodyH * kCentreTopFraction);
+        centre->setRect(ImVec2(x, origin.y), ImVec2(w, topH));
+        for (std::size_t i = 0; i < below.size(); ++i) {
+            const float x0 = std::floor(x + w * static_cast<float>(i) / static_cast<float>(below.size()));
+            const float x1 = std::floor(x + w * static_cast<float>(i + 1) / static_cast<float>(below.size()));
+            below[i]->setRect(ImVec2(x0, origin.y + topH), ImVec2(x1 - x0, bodyH - topH));
+        }
+    }
     if (status) status->setRect(ImVec2(origin.x, origin.y + bodyH), ImVec2(full.x, statusH));
 }
 

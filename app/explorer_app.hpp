@@ -5,9 +5,11 @@
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "views/code_tabs_view.hpp"
+#include "views/roofline_view.hpp"
 #include "views/view.hpp"
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace kx::app {
@@ -23,6 +25,10 @@ public:
 
     ExplorerModel& model() { return m_model; }
     void selectTab(CodeTab tab) { m_codeTabs->selectTab(tab); }
+    // Opens the view whose title matches name, case-insensitively ("occupancy", "roofline").
+    // Returns false when there is none.
+    bool showView(std::string_view name);
+    RooflineView& roofline() { return *m_roofline; }
     // True once File > Quit was chosen.
     bool quitRequested() const { return m_quit; }
 
@@ -41,6 +47,7 @@ private:
     const Theme& m_theme;
     std::vector<std::unique_ptr<View>> m_views;
     CodeTabsView* m_codeTabs = nullptr;
+    RooflineView* m_roofline = nullptr;
     View* m_about = nullptr;
     bool m_quit = false;
 };

@@ -8,6 +8,7 @@
 // Not thread-safe: call everything from the UI thread.
 #pragma once
 
+#include "analysis/roofline.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/compiler.hpp"
 #include "compile/variant_build.hpp"
@@ -90,6 +91,11 @@ public:
     // True when no debounce is pending and no compile for the latest edit is in flight.
     bool compileIdle() const;
 
+    // --- Runs -----------------------------------------------------------------------------
+    // Measured roofline points (label, arithmetic intensity, achieved FLOP/s), drawn by the
+    // Roofline panel. Empty until runs are wired in; the panel already draws whatever is here.
+    const std::vector<engine::RooflinePoint>& measuredPoints() const { return m_measuredPoints; }
+
     // Once per frame on the UI thread: applies arrived results, starts a debounced compile.
     void update();
 
@@ -124,6 +130,7 @@ private:
     std::string m_resultName;
     std::string m_skipReason;
     std::string m_compilingName;
+    std::vector<engine::RooflinePoint> m_measuredPoints;
     std::shared_ptr<engine::Job> m_job;
 
     // Declared last so they are destroyed first: the queue joins its worker while the mailbox

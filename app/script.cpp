@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -40,16 +41,33 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         c.line = lineNo;
         const std::string& cmd = w[0];
         const std::size_t nargs = w.size() - 1;
-        if (cmd == "template" || cmd == "arch" || cmd == "tab" || cmd == "screenshot") {
+        if (cmd == "view" && nargs > 1) {  // titles may hold spaces: "view instruction mix"
+            c.kind = ScriptCommand::Kind::View;
+            for (std::size_t i = 1; i < w.size(); ++i) c.argument += (i > 1 ? " " : "") + w[i];
+            script.commands.push_back(std::move(c));
+            continue;
+        }
+        if (cmd == "template" || cmd == "arch" || cmd == "tab" || cmd == "screenshot" || cmd == "view" ||
+            cmd == "export-roofline") {
             if (nargs != 1) throw error(fmt::format("'{}' takes one argument, got {}", cmd, nargs));
             c.argument = w[1];
             if (cmd == "template") c.kind = ScriptCommand::Kind::Template;
             if (cmd == "arch") c.kind = ScriptCommand::Kind::Arch;
             if (cmd == "screenshot") c.kind = ScriptCommand::Kind::Screenshot;
+            if (cmd == "view") c.kind = ScriptCommand::Kind::View;
+            if (cmd == "export-roofline") {
+                c.kind = ScriptCommand::Kind::ExportRoofline;
+                const std::string ext = std::filesystem::path(c.argument).extension().string();
+                if (ext != ".png" && ext != ".csv")
+                    throw error(fmt::format("'export-roofline' writes FILE.png or FILE.csv, got '{}'", c.argument));
+            }
             if (cmd == "tab") {
                 c.kind = ScriptCommand::Kind::Tab;
-                if (c.argument != "source" && c.argument != "ptx" && c.argument != "log")
-                    throw error(fmt::format("unknown tab '{}' (source, ptx or log)", c.argument));
+                if (c.argument == "occupancy" || c.argument == "roofline") {
+                    c.kind = ScriptCommand::Kind::View;  // analysis panels are views of their own
+                } else if (c.argument != "source" && c.argument != "ptx" && c.argument != "log") {
+                    throw error(fmt::format("unknown tab '{}' (source, ptx, log, occupancy or roofline)", c.argument));
+                }
             }
         } else if (cmd == "set") {
             if (nargs == 0) throw error("'set' needs KEY=VALUE");
@@ -74,7 +92,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                 throw error(fmt::format("'frames' needs a non-negative number, got '{}'", w[1]));
             }
         } else {
-            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, wait-compile, frames, screenshot)",
+            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -117,6 +135,29 @@ void ScriptRunner::step(ExplorerApp& app) {
         case ScriptCommand::Kind::Tab:
             app.selectTab(c.argument == "ptx" ? CodeTab::Ptx : c.argument == "log" ? CodeTab::Log : CodeTab::Source);
             break;
+        case ScriptCommand::Kind::View:
+            if (!app.showView(c.argument)) fail(c, fmt::format("unknown view '{}'", c.argument));
+            break;
+        case ScriptCommand::Kind::ExportRoofline: {
+            const std::filesystem::path file(c.argument);
+            if (file.extension() == ".csv") {
+                if (!app.roofline().exportCsv(file)) fail(c, app.roofline().lastExportMessage());
+                break;
+            }
+            // The PNG is read back while a frame renders: ask, then wait for that frame.
+            if (m_waitFrames < 0) {
+                app.showView("roofline");
+                app.roofline().requestPng(file);
+                m_waitFrames = kSettleFrames + 2;
+            }
+            if (app.roofline().pngPending()) {
+                if (--m_waitFrames > 0) return;
+                fail(c, "the roofline chart was not drawn, so no PNG was written");
+            }
+            m_waitFrames = -1;
+            if (!std::filesystem::exists(file)) fail(c, app.roofline().lastExportMessage());
+            break;
+        }
         case ScriptCommand::Kind::WaitCompile: {
             const auto now = std::chrono::steady_clock::now();
             if (!m_waitStart) m_waitStart = now;

@@ -5,6 +5,9 @@
 //   arch sm_90               select an architecture
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
 //   tab source|ptx|log       select a code tab
+//   tab occupancy|roofline   open that analysis panel (they sit below the code tabs)
+//   view NAME                open the view titled NAME (case-insensitive: occupancy, roofline, resources)
+//   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
 //   wait-compile             render until the pending compile finished (at most 120 s)
 //   frames N                 render N frames
 //   screenshot FILE          save a PNG of the window (may appear several times)
@@ -30,7 +33,7 @@ public:
 };
 
 struct ScriptCommand {
-    enum class Kind { Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot };
+    enum class Kind { Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
     std::vector<std::pair<std::string, std::string>> values;  // set

@@ -1,0 +1,488 @@
+#include "views/roofline_view.hpp"
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+#include "util/error.hpp"
+#include "widgets/chart.hpp"
+
+#include <GL/gl.h>
+#include <fmt/format.h>
+#include <stb/stb_image_write.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+
+namespace kx::app {
+
+namespace {
+
+// The unit a template's predicted point is placed on. Every template shipped so far (gemm,
+// reduce) is SIMT: its inner loop is FP32 FMA on the CUDA cores, f16/bf16 inputs included (they
+// are converted to float before the multiply-add), so no tensor-core roof applies and the FP32
+// FMA peak is the ceiling it can reach. A tensor-core template will have to name its unit in its
+// manifest; until one exists, this is the single place that decides.
+constexpr const char* kSimtUnit = "fp32";
+
+// Colours for ceilings, as indices into ChartColours::series (memory first, then compute units
+// in ascending peak order).
+constexpr int kMemoryColour = 2;
+constexpr int kComputeColours[] = {0, 3, 4, 7, 6, 5};
+
+// "51 TFLOP/s", "1.5 PFLOP/s": the SI prefix joins the unit, as datasheets write it.
+std::string flopsText(double flopsPerSec) {
+    std::string s = chart::formatCompact(flopsPerSec, 2);
+    std::string prefix;
+    if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back()))) {
+        prefix = s.back();
+        s.pop_back();
+    }
+    return s + " " + prefix + "FLOP/s";
+}
+
+std::string fileSafe(std::string s) {
+    for (char& c : s) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+    }
+    return s;
+}
+
+}  // namespace
+
+// State shared between the view and the draw-list callback that reads the pixels back while
+// the frame renders (the callback runs inside ImGui_ImplOpenGL3_RenderDrawData, after the chart
+// was drawn into the back buffer and before anything drawn later, tooltips included).
+struct RooflineView::PngCapture {
+    std::filesystem::path file;
+    ImVec2 min{}, max{};            // chart region, ImGui screen coordinates
+    ImVec2 displayPos{}, fbScale{1, 1};
+    bool requested = false;         // set by requestPng
+    bool queued = false;            // a callback is in this frame's draw list
+    bool done = false;              // the callback ran
+    bool ok = false;
+    std::string message;
+
+    static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
+        auto* self = static_cast<PngCapture*>(cmd->UserCallbackData);
+        self->write();
+    }
+
+    void write() {
+        done = true;
+        GLint viewport[4] = {0, 0, 0, 0};
+        glGetIntegerv(GL_VIEWPORT, viewport);
+        const int fbH = viewport[3];
+        const int x0 = static_cast<int>(std::floor((min.x - displayPos.x) * fbScale.x));
+        const int y0 = static_cast<int>(std::floor((min.y - displayPos.y) * fbScale.y));
+        const int x1 = static_cast<int>(std::ceil((max.x - displayPos.x) * fbScale.x));
+        const int y1 = static_cast<int>(std::ceil((max.y - displayPos.y) * fbScale.y));
+        const int w = std::min(x1, viewport[2]) - std::max(x0, 0);
+        const int h = std::min(y1, fbH) - std::max(y0, 0);
+        if (w <= 0 || h <= 0) {
+            message = "the chart is not on screen";
+            return;
+        }
+        std::vector<unsigned char> rows(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3);
+        GLint packAlignment = 4;
+        glGetIntegerv(GL_PACK_ALIGNMENT, &packAlignment);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        // GL's origin is bottom-left: the region's lowest row is fbH - (top + h).
+        glReadPixels(std::max(x0, 0), fbH - (std::max(y0, 0) + h), w, h, GL_RGB, GL_UNSIGNED_BYTE, rows.data());
+        glPixelStorei(GL_PACK_ALIGNMENT, packAlignment);
+        // Flip here rather than through stb's global flag, which the screenshot path also sets.
+        std::vector<unsigned char> flipped(rows.size());
+        const std::size_t stride = static_cast<std::size_t>(w) * 3;
+        for (int r = 0; r < h; ++r)
+            std::copy_n(&rows[static_cast<std::size_t>(h - 1 - r) * stride], stride, &flipped[static_cast<std::size_t>(r) * stride]);
+        std::error_code ec;
+        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+        stbi_flip_vertically_on_write(0);
+        ok = stbi_write_png(file.c_str(), w, h, 3, flipped.data(), w * 3) != 0;
+        message = ok ? fmt::format("wrote {} ({}x{})", file.string(), w, h) : "cannot write " + file.string();
+    }
+};
+
+RooflineView::RooflineView(ViewContext context)
+    : View("Roofline", Slot::Centre, context), m_capture(std::make_shared<PngCapture>()) {}
+
+RooflineView::~RooflineView() = default;
+
+void RooflineView::requestPng(std::filesystem::path file) {
+    *m_capture = PngCapture{};
+    m_capture->file = std::move(file);
+    m_capture->requested = true;
+}
+
+const std::string& RooflineView::lastExportMessage() const {
+    // A PNG outcome arrives during rendering, before the next drawContent() copies it over.
+    return m_capture->done ? m_capture->message : m_exportMessage;
+}
+
+bool RooflineView::pngPending() const { return m_capture->requested && !m_capture->done; }
+
+bool RooflineView::exportCsv(const std::filesystem::path& file) {
+    // Scripts may ask before the panel was ever drawn: bring the data up to date first.
+    chooseDevice();
+    rebuild();
+    m_exportFailed = true;
+    if (!m_model) {
+        m_exportMessage = "no device selected";
+        return false;
+    }
+    std::vector<engine::RooflinePoint> points;
+    if (m_predicted) points.push_back(*m_predicted);
+    for (const auto& p : model().measuredPoints()) points.push_back(p);
+    std::error_code ec;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+    std::ofstream out(file);
+    out << engine::rooflineCsv(*m_model, points);
+    if (!out) {
+        m_exportMessage = "cannot write " + file.string();
+        return false;
+    }
+    m_exportFailed = false;
+    m_exportMessage = "wrote " + file.string();
+    return true;
+}
+
+std::string RooflineView::defaultFileStem() const {
+    std::string stem = "roofline_" + (m_deviceId.empty() ? std::string("device") : m_deviceId);
+    if (!model().resultName().empty()) stem += "_" + model().resultName();
+    return fileSafe(stem);
+}
+
+void RooflineView::chooseDevice() {
+    const engine::ArchDatabase& db = model().archDatabase();
+    const engine::Arch* arch = model().currentArch();
+    const std::string archName = arch ? arch->name : std::string();
+    if (m_userPicked && db.findDevice(m_deviceId) != nullptr) return;
+    if (!m_deviceId.empty() && archName == m_archFollowed) return;
+    m_archFollowed = archName;
+    // The first device of the same compute capability (sm_90a finds the sm_90 parts), or of the
+    // same AMD arch; else the H100 SXM our users mostly have.
+    auto matches = [&](const engine::DeviceSpec& d) {
+        const engine::Arch* da = db.findArch(d.arch);
+        if (arch == nullptr || da == nullptr || da->vendor != arch->vendor) return false;
+        if (arch->vendor == engine::Vendor::Nvidia)
+            return da->nv.computeMajor == arch->nv.computeMajor && da->nv.computeMinor == arch->nv.computeMinor;
+        return da->name == arch->name;
+    };
+    // The H100 SXM first when it matches: it is what most of our users run on.
+    if (const engine::DeviceSpec* sxm = db.findDevice("h100_sxm"); sxm != nullptr && matches(*sxm)) {
+        m_deviceId = sxm->id;
+        return;
+    }
+    for (const auto& d : db.devices()) {
+        if (matches(d)) {
+            m_deviceId = d.id;
+            return;
+        }
+    }
+    if (db.findDevice("h100_sxm") != nullptr) {
+        m_deviceId = "h100_sxm";
+    } else if (!db.devices().empty()) {
+        m_deviceId = db.devices().front().id;
+    }
+}
+
+void RooflineView::rebuild() {
+    const Key key{m_deviceId, model().generation(), model().measuredPoints().size(), m_showTensor};
+    if (m_builtFor && *m_builtFor == key) return;
+    m_builtFor = key;
+    m_model.reset();
+    m_lines.clear();
+    m_ridges.clear();
+    m_ridgeX.clear();
+    m_ridgeY.clear();
+    m_predicted.reset();
+    m_predictedUnit.clear();
+    m_predictedNote.clear();
+    m_measuredX.clear();
+    m_measuredY.clear();
+    const engine::DeviceSpec* device = model().archDatabase().findDevice(m_deviceId);
+    if (device == nullptr) return;
+    // Measured ceilings (kx calibrate) will be passed here once the model holds a calibration.
+    m_model.emplace(*device);
+
+    auto shown = [&](const engine::RooflineCeiling& c) {
+        return m_showTensor || c.id.find("_tensor") == std::string::npos || c.id == kSimtUnit;
+    };
+
+    // The predicted point: intensity from the template's formulas at the default sizes.
+    if (const engine::Template* t = model().currentTemplate(); t != nullptr && model().currentArch() != nullptr) {
+        try {
+            const engine::SizeMap sizes = model().sizes().empty() ? t->defaultSizes() : model().sizes();
+            const double flops = t->flops(model().config(), *model().currentArch(), sizes);
+            const double bytes = t->minBytes(model().config(), *model().currentArch(), sizes);
+            std::string label = t->configName(model().config());
+            if (flops <= 0) {
+                m_predictedNote = "The template gives no FLOP formula, so it has no intensity to plot.";
+            } else {
+                engine::RooflinePoint p = engine::predictedPoint(std::move(label), flops, bytes);
+                if (m_model->compute(kSimtUnit) != nullptr && m_model->memory("dram") != nullptr) {
+                    p = engine::placeOnRoof(*m_model, p, kSimtUnit);
+                    m_predictedUnit = kSimtUnit;
+                } else {
+                    m_predictedNote = fmt::format("{} lists no {} peak or bandwidth to place the point on.",
+                                                  device->name, engine::unitLabel(kSimtUnit));
+                }
+                m_predicted = p;
+            }
+        } catch (const std::exception& e) {
+            m_predictedNote = std::string("No predicted point: ") + e.what();
+        }
+    }
+    for (const auto& p : model().measuredPoints()) {
+        m_measuredX.push_back(p.ai);
+        m_measuredY.push_back(p.flopsPerSec);
+    }
+
+    // Ranges: whole decades around the ridges and points, so every ceiling's knee is in view.
+    double xLo = 0.1;
+    double xHi = 100;
+    double yHi = 1e12;
+    for (const auto& r : m_model->ridgePoints()) {
+        const engine::RooflineCeiling* c = m_model->compute(r.computeId, r.source);
+        if (c == nullptr || !shown(*c)) continue;
+        m_ridges.push_back(r);
+        m_ridgeX.push_back(r.ai);
+        m_ridgeY.push_back(r.flops);
+        xHi = std::max(xHi, r.ai * 4);
+        yHi = std::max(yHi, r.flops * 1.2);
+    }
+    auto include = [&](double ai, double f) {
+        if (ai > 0) {
+            xLo = std::min(xLo, ai / 3);
+            xHi = std::max(xHi, ai * 3);
+        }
+        if (f > 0) yHi = std::max(yHi, f * 1.2);
+    };
+    if (m_predicted) include(m_predicted->ai, m_predicted->flopsPerSec);
+    for (const auto& p : model().measuredPoints()) include(p.ai, p.flopsPerSec);
+    m_xScale = chart::decadeScale(xLo, xHi);
+    double bw = 0;
+    for (const auto& m : m_model->memoryCeilings()) bw = std::max(bw, m.value);
+    double yLo = bw > 0 ? bw * m_xScale.min : yHi / 1e4;
+    for (const auto& p : model().measuredPoints()) {
+        if (p.flopsPerSec > 0) yLo = std::min(yLo, p.flopsPerSec / 2);
+    }
+    m_yScale = chart::decadeScale(yLo, yHi);
+
+    // Ceiling lines. Compute ceilings with the same value and source share one line and label.
+    int colourIndex = 0;
+    double topRidge = 0;
+    double topPeak = 0;
+    for (std::size_t i = 0; i < m_model->computeCeilings().size(); ++i) {
+        const engine::RooflineCeiling& c = m_model->computeCeilings()[i];
+        if (!shown(c)) continue;
+        const engine::RooflineCeiling* dram = m_model->memory("dram", c.source);
+        if (dram == nullptr) dram = m_model->memory("dram");
+        const double ridge = dram ? c.value / dram->value : m_xScale.min;
+        const bool measured = c.source == engine::CeilingSource::Measured;
+        auto same = std::find_if(m_lines.begin(), m_lines.end(), [&](const CeilingLine& l) {
+            return l.kind == engine::CeilingKind::Compute && l.measured == measured && std::fabs(l.y0 - c.value) < 1e-6 * c.value;
+        });
+        if (same != m_lines.end()) {
+            // "FP16 tensor" + "BF16 tensor" reads "FP16 / BF16 tensor".
+            const auto cut = same->label.rfind("  ");
+            std::string head = same->label.substr(0, cut);
+            std::string add = c.label;
+            const std::string tail = " tensor";
+            if (head.ends_with(tail) && add.ends_with(tail)) {
+                head.resize(head.size() - tail.size());
+                add = add.substr(0, add.size() - tail.size()) + tail;
+            }
+            same->label = head + " / " + add + same->label.substr(cut);
+            continue;
+        }
+        CeilingLine l;
+        l.kind = engine::CeilingKind::Compute;
+        l.measured = measured;
+        l.label = c.label + "  " + flopsText(c.value);
+        l.x0 = std::max(ridge, m_xScale.min);
+        l.y0 = l.y1 = c.value;
+        l.x1 = m_xScale.max;
+        l.colour = kComputeColours[colourIndex++ % std::size(kComputeColours)];
+        m_lines.push_back(l);
+        if (c.value > topPeak) {
+            topPeak = c.value;
+            topRidge = ridge;
+        }
+    }
+    for (const auto& m : m_model->memoryCeilings()) {
+        CeilingLine l;
+        l.kind = engine::CeilingKind::Memory;
+        l.measured = m.source == engine::CeilingSource::Measured;
+        l.label = fmt::format("{}  {:.0f} GB/s", m.label, m.value / 1e9);
+        // From the left edge up to the highest roof shown: above it the diagonal means nothing.
+        l.x0 = m_xScale.min;
+        l.y0 = m.value * l.x0;
+        l.x1 = topPeak > 0 ? std::max(topPeak / m.value, l.x0) : m_xScale.max;
+        l.y1 = m.value * l.x1;
+        l.colour = kMemoryColour;
+        m_lines.push_back(l);
+    }
+    (void)topRidge;
+}
+
+void RooflineView::drawContent() {
+    chooseDevice();
+    rebuild();
+    if (m_capture->done) {
+        m_exportMessage = m_capture->message;
+        m_exportFailed = !m_capture->ok;
+        m_capture->requested = m_capture->queued = m_capture->done = false;
+    }
+    drawToolbar();
+    const Palette& pal = theme().palette();
+    if (!m_model) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "No device data: assets/devices holds none.");
+        return;
+    }
+    // Room for the footnote: up to two wrapped lines of prediction and one of runs or export.
+    const float footH = ImGui::GetTextLineHeightWithSpacing() * 3.0f + ImGui::GetStyle().ItemSpacing.y * 2;
+    drawChart(std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().y - footH));
+    drawFootnote();
+}
+
+void RooflineView::drawToolbar() {
+    const Palette& pal = theme().palette();
+    const engine::ArchDatabase& db = model().archDatabase();
+    const engine::DeviceSpec* current = db.findDevice(m_deviceId);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(Theme::toVec4(pal.textDim), "Device");
+    ImGui::SameLine();
+    // The combo takes what the checkbox and the two buttons leave.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float rightW = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize("Tensor").x +
+                         ImGui::CalcTextSize("PNG").x + ImGui::CalcTextSize("CSV").x + st.FramePadding.x * 4 +
+                         st.ItemSpacing.x * 3;
+    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x - rightW));
+    if (ImGui::BeginCombo("##device", current ? current->name.c_str() : "(none)", ImGuiComboFlags_HeightLarge)) {
+        for (const auto& d : db.devices()) {
+            const bool selected = d.id == m_deviceId;
+            if (ImGui::Selectable(fmt::format("{}##{}", d.name, d.id).c_str(), selected)) {
+                m_deviceId = d.id;
+                m_userPicked = true;
+            }
+            ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(d.arch.c_str()).x);
+            ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", d.arch.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    if (current != nullptr) {
+        helpTooltip(fmt::format("{}: {} GB/s DRAM, {} SMs at {} MHz boost.\nPeaks are dense datasheet figures.\n{}",
+                                current->name, current->memBandwidthGBs, current->smCount, current->boostClockMhz,
+                                current->source));
+    }
+    ImGui::SameLine();
+    ImGui::Checkbox("Tensor", &m_showTensor);
+    helpTooltip("Show the tensor-core ceilings. This template's kernel is SIMT (FP32 FMA on CUDA cores), so only "
+                "the FP32 roof applies to it; the tensor roofs show what a tensor-core kernel could reach.");
+    ImGui::SameLine();
+    if (ImGui::Button("PNG")) requestPng(std::filesystem::current_path() / (defaultFileStem() + ".png"));
+    helpTooltip("Save the chart as a PNG in the current folder.");
+    ImGui::SameLine();
+    if (ImGui::Button("CSV")) exportCsv(std::filesystem::current_path() / (defaultFileStem() + ".csv"));
+    helpTooltip("Save ceilings, ridge points and points as CSV in the current folder.");
+}
+
+void RooflineView::drawChart(float height) {
+    ChartAxis x;
+    x.label = "arithmetic intensity (FLOP/byte)";
+    x.scale = m_xScale;
+    ChartAxis y;
+    y.label = "FLOP/s";
+    y.scale = m_yScale;
+    Chart chart(theme());
+    if (!chart.begin("##roofline", ImVec2(-1, height), x, y)) return;
+    const ChartColours& cc = chart.colours();
+    // Bottom right is empty on every roofline (high intensity, low throughput is unreachable).
+    chart.setLegendCorner(LegendCorner::BottomRight);
+
+    // Memory diagonals, then the flat compute roofs with their labels at the right end.
+    for (const auto& l : m_lines)
+        chart.segment(l.x0, l.y0, l.x1, l.y1, cc.series[l.colour], l.measured ? 1.5f : 2.0f, l.measured);
+    if (m_predicted && m_predicted->flopsPerSec > 0) chart.verticalLine(m_predicted->ai, cc.highlight, nullptr, true);
+    // Labels after every line, so no line crosses a label's backdrop; markers after labels.
+    for (const auto& l : m_lines) {
+        const ImU32 colour = cc.series[l.colour];
+        if (l.kind == engine::CeilingKind::Compute) {
+            chart.text(l.x1, l.y1, l.label, colour, ImVec2(1, 1), ImVec2(-4, -2), true);
+        } else {
+            // Along the diagonal, a decade in from the left edge, above the line.
+            const double lx = m_xScale.min * 1.5;
+            chart.text(lx, l.y0 * (lx / l.x0), l.label, colour, ImVec2(0, 1), ImVec2(6, -6), true);
+        }
+    }
+    chart.scatter("ridge point", m_ridgeX, m_ridgeY, MarkerShape::Circle, cc.tickText, 3.5f, [&](std::size_t i) {
+        const auto& r = m_ridges[i];
+        return fmt::format("{} ridge{}\nAI {} FLOP/byte at {}\nBelow this intensity a kernel is bound by DRAM "
+                           "bandwidth; above it by the {} peak.",
+                           engine::unitLabel(r.computeId), r.source == engine::CeilingSource::Measured ? " (measured)" : "",
+                           chart::formatCompact(r.ai, 2), flopsText(r.flops), engine::unitLabel(r.computeId));
+    });
+    if (!m_measuredX.empty()) {
+        chart.scatter("measured", m_measuredX, m_measuredY, MarkerShape::Square, cc.series[1], 4.5f, [&](std::size_t i) {
+            const auto& p = model().measuredPoints()[i];
+            return fmt::format("{} (measured)\nAI {} FLOP/byte\nachieved {}", p.label, chart::formatCompact(p.ai, 2),
+                               flopsText(p.flopsPerSec));
+        });
+    }
+    if (m_predicted && m_predicted->flopsPerSec > 0) {
+        const double px[] = {m_predicted->ai};
+        const double py[] = {m_predicted->flopsPerSec};
+        chart.scatter("predicted", px, py, MarkerShape::Diamond, cc.highlight, 6.0f, [&](std::size_t) {
+            const engine::RooflineCeiling* c = m_model->compute(m_predictedUnit);
+            const bool memoryBound = c && m_predicted->flopsPerSec < c->value * (1 - 1e-9);
+            return fmt::format("{} (predicted)\nAI {} FLOP/byte: FLOP formula / least bytes at the default sizes\n"
+                               "at most {} on the {} roof ({} bound)\nThe kernel is SIMT (FP32 FMA), so tensor roofs "
+                               "do not apply.",
+                               m_predicted->label, chart::formatCompact(m_predicted->ai, 2),
+                               flopsText(m_predicted->flopsPerSec), engine::unitLabel(m_predictedUnit),
+                               memoryBound ? "memory" : "compute");
+        });
+    }
+    chart.end();
+
+    if (m_capture->requested && !m_capture->queued) {
+        m_capture->min = chart.widgetMin();
+        m_capture->max = chart.widgetMax();
+        m_capture->displayPos = ImGui::GetMainViewport()->Pos;
+        m_capture->fbScale = ImGui::GetIO().DisplayFramebufferScale;
+        m_capture->queued = true;
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        dl->AddCallback(&PngCapture::callback, m_capture.get());
+        dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+    }
+}
+
+void RooflineView::drawFootnote() {
+    const Palette& pal = theme().palette();
+    ImGui::PushTextWrapPos(0.0f);
+    if (m_predicted && m_predicted->flopsPerSec > 0) {
+        const engine::RooflineCeiling* c = m_model->compute(m_predictedUnit);
+        const engine::RooflineCeiling* dram = m_model->memory("dram");
+        const double ridge = c && dram ? c->value / dram->value : 0;
+        const bool memoryBound = c && m_predicted->ai < ridge;
+        ImGui::TextColored(Theme::toVec4(pal.warn), "predicted");
+        ImGui::SameLine();
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "AI %s FLOP/B: %s bound, %s ridge %s, at most %s",
+                           chart::formatCompact(m_predicted->ai, 1).c_str(), memoryBound ? "memory" : "compute",
+                           engine::unitLabel(m_predictedUnit).c_str(), chart::formatCompact(ridge, 1).c_str(),
+                           flopsText(m_predicted->flopsPerSec).c_str());
+    } else {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s",
+                           m_predictedNote.empty() ? "No predicted point." : m_predictedNote.c_str());
+    }
+    const std::string runs = model().measuredPoints().empty()
+                                 ? std::string("No measured runs yet: runs of this variant appear as squares.")
+                                 : fmt::format("{} measured run(s)", model().measuredPoints().size());
+    const bool showExport = !m_exportMessage.empty();
+    ImGui::TextColored(Theme::toVec4(showExport && m_exportFailed ? pal.error : pal.textFaint), "%s",
+                       showExport ? m_exportMessage.c_str() : runs.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace kx::app
