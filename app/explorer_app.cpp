@@ -6,6 +6,7 @@
 #include "views/kernel_view.hpp"
 #include "views/occupancy_view.hpp"
 #include "views/resources_view.hpp"
+#include "views/run_view.hpp"
 #include "views/status_bar_view.hpp"
 
 #include <algorithm>
@@ -29,6 +30,7 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     add<InstructionMixView>();  // closed until opened from the View menu or a script
     add<ResourcesView>();
     add<LaunchView>();
+    add<RunView>();
     add<StatusBarView>();
     m_about = add<AboutView>();
 }
@@ -108,7 +110,7 @@ void ExplorerApp::layout(float menuBarHeight) {
     const float statusH = status ? ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 : 0.0f;
     const float bodyH = full.y - statusH;
     const float leftW = (leftTop || leftFill) ? sz.leftColumnWidth : 0.0f;
-    const float rightW = (rightFill || rightBottom) ? sz.rightColumnWidth : 0.0f;
+    const float rightW = (rightFill || rightBottom || find(Slot::RightTop)) ? sz.rightColumnWidth : 0.0f;
 
     // Left: Kernel sized to its content, Configuration takes the rest.
     {
@@ -120,16 +122,25 @@ void ExplorerApp::layout(float menuBarHeight) {
         }
         if (leftFill) leftFill->setRect(ImVec2(origin.x, y), ImVec2(leftW, origin.y + bodyH - y));
     }
-    // Right: Resources takes the rest above Launch, which is sized to its content.
+    // Right: the content-sized views (Resources, Launch) stacked from the top, the fill view
+    // (Run) below them taking the rest, and a content-sized bottom view if any.
     {
         const float x = origin.x + full.x - rightW;
+        float top = origin.y;
         float bottom = origin.y + bodyH;
         if (rightBottom) {
             const float h = rightFill ? std::min(rightBottom->desiredHeight(), bodyH * 0.5f) : bodyH;
             rightBottom->setRect(ImVec2(x, bottom - h), ImVec2(rightW, h));
             bottom -= h;
         }
-        if (rightFill) rightFill->setRect(ImVec2(x, origin.y), ImVec2(rightW, bottom - origin.y));
+        for (auto& v : m_views) {
+            if (v->slot() != Slot::RightTop || !v->isOpen()) continue;
+            // Leave the fill view at least a third of the column.
+            const float h = std::min(v->desiredHeight(), std::max(0.0f, bottom - top - (rightFill ? bodyH / 3 : 0.0f)));
+            v->setRect(ImVec2(x, top), ImVec2(rightW, h));
+            top += h;
+        }
+        if (rightFill) rightFill->setRect(ImVec2(x, top), ImVec2(rightW, bottom - top));
     }
     // Centre: the first open centre view (the code tabs) on top; the others (Occupancy, Roofline)
     // side by side below it, so source, occupancy and roofline are in view at once.

@@ -50,6 +50,7 @@ bool ExplorerModel::selectTemplate(std::string_view id) {
     if (!t) return false;
     m_template = std::move(t);
     m_config = m_template->defaultConfig();
+    m_runs.resetSizes(*m_template);
     edited();
     return true;
 }
@@ -157,6 +158,18 @@ void ExplorerModel::update() {
         m_compileDue.reset();
         startCompile();
     }
+    m_runs.update();
+    m_measuredPoints = m_variant ? m_runs.pointsFor(m_variant->name) : std::vector<engine::RooflinePoint>{};
+}
+
+void ExplorerModel::runCurrent() {
+    if (!m_template || !m_arch || !m_variant) throw engine::InputError("nothing to run: pick a template and an arch");
+    if (!m_variant->violations.empty()) throw engine::InputError("this config is not valid: fix the violated constraints first");
+    if (!resultIsCurrent() || !m_result || !m_result->ok) throw engine::InputError("this config has not compiled yet");
+    if (m_runs.runnerState() == RunnerState::Ready && m_runs.deviceArch() != m_arch->name)
+        throw engine::InputError("the GPU is " + m_runs.deviceArch() + " but this variant is compiled for " + m_arch->name +
+                                 ": select " + m_runs.deviceArch() + " to run it");
+    m_runs.start(m_template, m_config, *m_arch, *m_result);
 }
 
 void ExplorerModel::startCompile() {

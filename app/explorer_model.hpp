@@ -13,6 +13,7 @@
 #include "compile/compiler.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
+#include "run_model.hpp"
 #include "templates/template_library.hpp"
 
 #include <chrono>
@@ -92,8 +93,13 @@ public:
     bool compileIdle() const;
 
     // --- Runs -----------------------------------------------------------------------------
-    // Measured roofline points (label, arithmetic intensity, achieved FLOP/s), drawn by the
-    // Roofline panel. Empty until runs are wired in; the panel already draws whatever is here.
+    // Runs on the GPU: runner status, problem sizes, the run in flight, history per variant.
+    RunModel& runs() { return m_runs; }
+    const RunModel& runs() const { return m_runs; }
+    // Starts a run of the current, compiled variant. Throws engine::InputError naming what is
+    // missing (not compiled, invalid, bad sizes).
+    void runCurrent();
+    // Measured roofline points of the current variant's runs, drawn by the Roofline panel.
     const std::vector<engine::RooflinePoint>& measuredPoints() const { return m_measuredPoints; }
 
     // Once per frame on the UI thread: applies arrived results, starts a debounced compile.
@@ -132,6 +138,8 @@ private:
     std::string m_compilingName;
     std::vector<engine::RooflinePoint> m_measuredPoints;
     std::shared_ptr<engine::Job> m_job;
+
+    RunModel m_runs;
 
     // Declared last so they are destroyed first: the queue joins its worker while the mailbox
     // and compiler it posts to are still alive.

@@ -35,7 +35,7 @@ struct Palette {
 
 struct Sizes {
     float leftColumnWidth = 380.0f;
-    float rightColumnWidth = 330.0f;
+    float rightColumnWidth = 360.0f;
     float kernelPanelLines = 7.5f;   // kernel panel height, in frame heights
     float statusBarPadding = 6.0f;
     float gutterPadding = 12.0f;     // space between line numbers and code

@@ -43,6 +43,9 @@ struct CompileArgs {
 };
 int compile(const Context& ctx, const CompileArgs& args);
 
+// Static instruction mix of a config (PTX; SASS too when nvdisasm/cuobjdump is found). Uses variant, outputFile, json.
+int instructionMix(const Context& ctx, const CompileArgs& args);
+
 struct OccupancyArgs {
     std::string arch;
     int regs = -1;

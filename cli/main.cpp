@@ -43,6 +43,13 @@ int main(int argc, char** argv) {
     compile->add_option("-o,--output", comp.outputFile, "Output file (default stdout)");
     compile->add_flag("--json", comp.json, "Resources as JSON");
 
+    cli::CompileArgs mixArgs;
+    CLI::App* mix = app.add_subcommand(
+        "mix", "Static instruction mix by category with load/store widths, from the PTX (and the SASS when nvdisasm or cuobjdump is found)");
+    addVariant(mix, mixArgs.variant);
+    mix->add_option("-o,--output", mixArgs.outputFile, "Output file (default stdout)");
+    mix->add_flag("--json", mixArgs.json, "JSON output");
+
     cli::OccupancyArgs occ;
     CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy (CUDA's own calculator) for a launch, or for CSV rows");
     occupancy->add_option("--arch", occ.arch, "NVIDIA arch, e.g. sm_90");
@@ -112,6 +119,7 @@ int main(int argc, char** argv) {
         if (*arches) return cli::listArches(ctx, json);
         if (*generate) return cli::generate(ctx, gen);
         if (*compile) return cli::compile(ctx, comp);
+        if (*mix) return cli::instructionMix(ctx, mixArgs);
         if (*occupancy) return cli::occupancy(ctx, occ);
         if (*runCmd) return cli::run(ctx, runArgs);
         if (*calibrateCmd) return cli::calibrate(ctx, cal);

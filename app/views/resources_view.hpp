@@ -12,7 +12,7 @@ namespace kx::app {
 
 class ResourcesView final : public View {
 public:
-    explicit ResourcesView(ViewContext context) : View("Resources", Slot::RightFill, context) {}
+    explicit ResourcesView(ViewContext context) : View("Resources", Slot::RightTop, context) {}
 
 protected:
     void drawContent() override;
@@ -24,7 +24,7 @@ private:
 
 class LaunchView final : public View {
 public:
-    explicit LaunchView(ViewContext context) : View("Launch", Slot::RightBottom, context) {}
+    explicit LaunchView(ViewContext context) : View("Launch", Slot::RightTop, context) {}
 
 protected:
     void drawContent() override;

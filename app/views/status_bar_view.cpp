@@ -68,8 +68,12 @@ void StatusBarView::drawContent() {
     }
 
     // Right side: environment facts, separated by thin bars.
-    const std::string right = fmt::format("data: {}   |   no GPU runner (running arrives with kx-runner)",
-                                          m.dataRoot().string());
+    const RunModel& runs = m.runs();
+    std::string gpu = "looking for a GPU";
+    if (runs.runnerState() == RunnerState::Ready) gpu = "GPU: " + runs.deviceName();
+    if (runs.runnerState() == RunnerState::Unavailable) gpu = "no GPU: running needs an NVIDIA driver";
+    if (runs.running()) gpu = "running on the GPU: " + runs.stage();
+    const std::string right = fmt::format("data: {}   |   {}", m.dataRoot().string(), gpu);
     const float w = ImGui::CalcTextSize(right.c_str()).x;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 40.0f, ImGui::GetWindowContentRegionMax().x - w));
     ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", right.c_str());

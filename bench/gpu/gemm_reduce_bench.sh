@@ -11,8 +11,8 @@ $kx calibrate --json > "$out/calibration.json" || exit 1
 : > "$out/runs.jsonl"
 run() {  # template, label, sets..., then --size
   local t=$1 label=$2; shift 2
-  if $kx run "$t" --arch native "$@" --reps 30 --warmup 5 --json > "$out/one.json"; then :; fi
-  python3 - "$out/one.json" "$label" >> "$out/runs.jsonl" <<'PY'
+  if $kx run "$t" --arch native "$@" --reps 30 --warmup 5 --json > /tmp/kx-one.json; then :; fi
+  python3 - /tmp/kx-one.json "$label" >> "$out/runs.jsonl" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); r["label"] = sys.argv[2]; print(json.dumps(r))
 PY

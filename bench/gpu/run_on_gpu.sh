@@ -16,6 +16,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 if [[ $what == tests || $what == all ]]; then
   build/bin/test_gpu --durations yes 2>&1 | tee "$out/test_gpu.txt" | tail -40
 fi
+if [[ $what == tests || $what == all ]]; then
+  { build/bin/kx mix gemm --arch native 2>&1 || true; build/bin/kx compile reduce --arch sm_90 --emit sass 2>&1 | head -60; } > "$out/mix.txt"
+fi
 if [[ $what == bench || $what == all ]]; then
   bench/gpu/gemm_reduce_bench.sh "$out" 2>&1 | tee "$out/bench_log.txt" | tail -60
 fi

@@ -32,15 +32,17 @@ RunnerClient::RunnerClient(fs::path runnerPath) : m_path(std::move(runnerPath)) 
 RunnerClient::~RunnerClient() { stop(); }
 
 void RunnerClient::stop() {
-    std::lock_guard lock(m_mutex);
-    killLocked();
+    // Kill first without the lock: a request in flight holds it while it waits for the reply.
+    if (const pid_t pid = m_pid.load(); pid > 0) ::kill(pid, SIGKILL);
+    std::unique_lock lock(m_mutex, std::try_to_lock);
+    if (lock.owns_lock()) killLocked();
 }
 
 void RunnerClient::killLocked() {
-    if (m_pid > 0) {
-        ::kill(m_pid, SIGKILL);
+    if (const pid_t pid = m_pid.load(); pid > 0) {
+        ::kill(pid, SIGKILL);
         int status = 0;
-        ::waitpid(m_pid, &status, 0);
+        ::waitpid(pid, &status, 0);
     }
     if (m_toRunner >= 0) ::close(m_toRunner);
     if (m_fromRunner >= 0) ::close(m_fromRunner);
@@ -128,7 +130,7 @@ nlohmann::json RunnerClient::request(const nlohmann::json& req, double timeoutSe
         if (n <= 0) {
             int status = 0;
             std::string how = "it exited";
-            if (::waitpid(m_pid, &status, 0) == m_pid) {
+            if (const pid_t pid = m_pid.load(); ::waitpid(pid, &status, 0) == pid) {
                 m_pid = -1;
                 if (WIFSIGNALED(status)) how = std::string("it was killed by signal ") + strsignal(WTERMSIG(status));
                 else if (WIFEXITED(status)) how = "it exited with status " + std::to_string(WEXITSTATUS(status));

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <sys/types.h>
@@ -27,7 +28,8 @@ public:
     // {"ok":false,"error":<plain words>,"fatal":true}. Thread-safe (one request at a time).
     nlohmann::json request(const nlohmann::json& request, double timeoutSeconds);
 
-    // Kills the runner now (a later request starts a new one). Safe from any thread.
+    // Kills the runner now (a later request starts a new one). Safe from any thread, also while
+    // another thread waits in request(): that request then returns the runner's death.
     void stop();
 
     // How many runners this client has started (a restart after a fault counts).
@@ -39,7 +41,7 @@ private:
 
     std::filesystem::path m_path;
     std::mutex m_mutex;
-    pid_t m_pid = -1;
+    std::atomic<pid_t> m_pid{-1};
     int m_toRunner = -1;
     int m_fromRunner = -1;
     std::string m_buffer;

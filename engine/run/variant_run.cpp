@@ -215,6 +215,10 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         report.flops = tmpl.flops(config, arch, sizes);
         report.bytes = tmpl.minBytes(config, arch, sizes);
 
+        auto stage = [&](const char* text) {
+            if (opt.onStage) opt.onStage(text);
+        };
+        stage("preparing inputs");
         ScratchDir dir;
         const fs::path module = dir.path / (compiled.cubin.empty() ? "kernel.ptx" : "kernel.cubin");
         const std::string& image = compiled.cubin.empty() ? compiled.ptx : compiled.cubin;
@@ -264,6 +268,7 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
             request["baseline"] = {{"kind", "copy"}, {"bytes", std::max<long long>(inputBytes, 4)}};
         }
 
+        stage("running on the GPU");
         const nlohmann::json reply = runner.request(request, opt.timeoutSeconds);
         if (!reply.value("ok", false)) {
             report.error = reply.value("error", std::string("the runner failed"));
@@ -301,6 +306,7 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         }
 
         // Correctness against the float64 reference.
+        stage("checking against float64");
         if (ref == "gemm") {
             const std::string dtype = dtypes.at("C");
             const auto C = decode(readBytes(dir.path / "C.bin"), dtype);

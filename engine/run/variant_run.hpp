@@ -8,6 +8,7 @@
 #include "run/runner_client.hpp"
 #include "templates/template.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct RunOptions {
     // GEMM: the float64 reference checks every output while M*N*K is at most this; above it,
     // kSampledOutputs random outputs are checked against float64 and all of them against cuBLAS.
     double fullCheckMacs = 1.5e8;
+    // Called from the running thread at each stage ("preparing inputs", "running on the GPU",
+    // "checking against float64"), for progress displays. May be empty.
+    std::function<void(const std::string&)> onStage;
 };
 
 inline constexpr int kSampledOutputs = 4096;

@@ -43,6 +43,13 @@ struct Gpu {
     }
 };
 
+RunOptions quick(int reps, int warmup) {
+    RunOptions o;
+    o.reps = reps;
+    o.warmup = warmup;
+    return o;
+}
+
 Gpu& gpu() {
     static Gpu g;
     return g;
@@ -72,7 +79,7 @@ TEST_CASE("GEMM is correct at sizes the tile does not divide, every dtype and la
                      {{"M", "1"}, {"N", "7"}, {"K", "3"}},
                      {{"M", "333"}, {"N", "257"}, {"K", "1000"}}}) {
                 const std::string vec = std::string(dtype) == "f32" ? "4" : "8";  // 16-byte loads
-                const RunReport r = gpu().run("gemm", {{"dtype", dtype}, {"layout", layout}, {"VEC", vec}}, size, {.reps = 3, .warmup = 1});
+                const RunReport r = gpu().run("gemm", {{"dtype", dtype}, {"layout", layout}, {"VEC", vec}}, size, quick(3, 1));
                 requireCorrect(r);
                 CHECK(r.correctness.checked == r.correctness.total);  // small: every output checked
             }
@@ -90,13 +97,13 @@ TEST_CASE("GEMM configs other than the default are correct", "[gpu][gemm]") {
         {{"BM", "32"}, {"BN", "32"}, {"WM", "16"}, {"WN", "32"}, {"TM", "4"}, {"TN", "4"}, {"VEC", "2"}},
     };
     for (const auto& values : configs) {
-        const RunReport r = gpu().run("gemm", values, {{"M", "200"}, {"N", "300"}, {"K", "130"}}, {.reps = 3, .warmup = 1});
+        const RunReport r = gpu().run("gemm", values, {{"M", "200"}, {"N", "300"}, {"K", "130"}}, quick(3, 1));
         requireCorrect(r);
     }
 }
 
 TEST_CASE("large GEMM: sampled float64 check plus a full comparison with cuBLAS", "[gpu][gemm]") {
-    const RunReport r = gpu().run("gemm", {}, {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}}, {.reps = 5, .warmup = 2});
+    const RunReport r = gpu().run("gemm", {}, {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}}, quick(5, 2));
     requireCorrect(r);
     CHECK(r.correctness.checked == kSampledOutputs);
     CHECK(r.correctness.baselineCompared);
@@ -110,19 +117,19 @@ TEST_CASE("reduction is correct for sum and max, every dtype, awkward sizes", "[
     for (const char* op : {"sum", "max"}) {
         for (const char* dtype : {"f32", "f16", "bf16"}) {
             for (const char* n : {"1", "1000", "1048579", "33554432"}) {
-                const RunReport r = gpu().run("reduce", {{"op", op}, {"dtype", dtype}}, {{"n", n}}, {.reps = 3, .warmup = 1});
+                const RunReport r = gpu().run("reduce", {{"op", op}, {"dtype", dtype}}, {{"n", n}}, quick(3, 1));
                 requireCorrect(r);
             }
         }
     }
     for (const auto& values : std::vector<std::map<std::string, std::string>>{
              {{"BLOCK", "64"}, {"ITEMS", "1"}, {"VEC", "1"}}, {{"BLOCK", "1024"}, {"ITEMS", "8"}}, {{"VEC", "8"}, {"dtype", "f16"}}}) {
-        requireCorrect(gpu().run("reduce", values, {{"n", "777777"}}, {.reps = 3, .warmup = 1}));
+        requireCorrect(gpu().run("reduce", values, {{"n", "777777"}}, quick(3, 1)));
     }
 }
 
 TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "[gpu][timing]") {
-    const RunReport r = gpu().run("reduce", {}, {{"n", "16777216"}}, {.reps = 25, .warmup = 3});
+    const RunReport r = gpu().run("reduce", {}, {{"n", "16777216"}}, quick(25, 3));
     requireCorrect(r);
     CHECK(r.reps == 25);
     CHECK(r.minMs > 0);
@@ -132,7 +139,7 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     REQUIRE(r.baseline);
     CHECK(r.baseline->gbps > 100);   // device copy
     // A small problem fits in L2: the runner rotates input sets.
-    const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, {.reps = 5, .warmup = 1});
+    const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, quick(5, 1));
     requireCorrect(small);
     CHECK(small.rotationSets > 1);
 }
@@ -148,7 +155,7 @@ TEST_CASE("planted faults are reported in plain words and a fresh runner takes o
         CHECK_FALSE(reply.value("ok", true));
         CHECK(reply.value("error", std::string()).find(c.words) != std::string::npos);
         // The next request works, on a new runner.
-        const RunReport after = gpu().run("reduce", {}, {{"n", "1000"}}, {.reps = 2, .warmup = 0});
+        const RunReport after = gpu().run("reduce", {}, {{"n", "1000"}}, quick(2, 0));
         requireCorrect(after);
         CHECK(runner.starts() == startsBefore + 1);
     }

@@ -1,0 +1,113 @@
+#include "run_model.hpp"
+
+#include "util/error.hpp"
+
+#include <ctime>
+
+namespace kx::app {
+using namespace kx::engine;
+
+namespace {
+std::string clockText() {
+    const std::time_t now = std::time(nullptr);
+    char text[16];
+    std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
+    return text;
+}
+}  // namespace
+
+RunModel::RunModel(std::filesystem::path runnerPath) : m_runner(std::make_shared<RunnerClient>(std::move(runnerPath))) {
+    auto runner = m_runner;
+    m_jobs.submit("probe GPU", [this, runner](Job&) {
+        const nlohmann::json hello = runner->request({{"cmd", "hello"}}, 30);
+        std::string reason, name, arch;
+        if (!hello.value("ok", false) || !hello.value("driver", false)) {
+            reason = hello.value("error", std::string("the GPU runner did not start"));
+        } else {
+            const nlohmann::json devices = listDevices(*runner);
+            if (devices.value("ok", false) && !devices["devices"].empty()) {
+                name = devices["devices"][0].value("name", "");
+                arch = devices["devices"][0].value("arch", "");
+            } else {
+                reason = devices.value("error", std::string("no CUDA device is visible"));
+            }
+        }
+        m_mailbox.post([this, reason, name, arch] {
+            m_state = reason.empty() ? RunnerState::Ready : RunnerState::Unavailable;
+            m_unavailable = reason;
+            m_deviceName = name;
+            m_deviceArch = arch;
+        });
+    });
+}
+
+RunModel::~RunModel() {
+    m_runner->stop();  // a hung kernel must not keep the app from closing
+}
+
+void RunModel::resetSizes(const Template& tmpl) {
+    m_sizeText.clear();
+    for (const SizeSpec& s : tmpl.manifest().sizes) m_sizeText[s.name] = std::to_string(s.defaultValue);
+    m_sizesTemplate = tmpl.id();
+}
+
+void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config, const Arch& arch, const CompileResult& compiled) {
+    if (running()) return;
+    const SizeMap sizes = tmpl->withSizes(m_sizeText);  // throws on bad text, before anything starts
+    RunOptions options;
+    options.reps = reps;
+    options.timeoutSeconds = timeoutSeconds;
+    auto runner = m_runner;
+    const std::string archName = arch.name;
+    m_cancelled = false;
+    m_started = std::chrono::steady_clock::now();
+    m_job = m_jobs.submit("run", [this, runner, tmpl, config, &arch, compiled, sizes, options, archName](Job& job) mutable {
+        options.onStage = [&job](const std::string& s) { job.setStage(s); };
+        RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, compiled, options);
+        m_mailbox.post([this, report = std::move(report), archName]() mutable {
+            if (m_cancelled && !report.ok) report.error = "cancelled: the runner was stopped";
+            m_history.push_back({report.variant, archName, std::move(report), clockText()});
+        });
+    });
+    m_job->setStage("starting");
+}
+
+void RunModel::cancel() {
+    if (!running()) return;
+    m_cancelled = true;
+    m_runner->stop();
+}
+
+std::string RunModel::stage() const { return m_job ? m_job->stage() : std::string(); }
+
+double RunModel::runningSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+}
+
+std::vector<const RunRecord*> RunModel::historyFor(const std::string& variant) const {
+    std::vector<const RunRecord*> out;
+    for (auto it = m_history.rbegin(); it != m_history.rend(); ++it)
+        if (it->variant == variant) out.push_back(&*it);
+    return out;
+}
+
+const RunRecord* RunModel::latestFor(const std::string& variant) const {
+    const auto all = historyFor(variant);
+    return all.empty() ? nullptr : all.front();
+}
+
+std::vector<RooflinePoint> RunModel::pointsFor(const std::string& variant) const {
+    std::vector<RooflinePoint> points;
+    for (const RunRecord* r : historyFor(variant)) {
+        const RunReport& rep = r->report;
+        if (!rep.ok || rep.bytes <= 0 || rep.medianMs <= 0) continue;
+        std::string label;
+        for (const auto& [k, v] : rep.sizes) label += (label.empty() ? "" : " ") + k + "=" + std::to_string(v);
+        points.push_back({"measured " + label, rep.flops / rep.bytes, rep.flops / (rep.medianMs * 1e-3), PointKind::Measured});
+    }
+    return points;
+}
+
+void RunModel::update() { m_mailbox.drain(); }
+
+}  // namespace kx::app

@@ -1,0 +1,88 @@
+// Runs on the GPU, for the app: the runner's status (which GPU, or why there is none), the
+// problem sizes the user typed, the run in flight, and the history of runs per variant.
+//
+// Runs happen on a JobQueue worker through kx-runner (engine/run); results come back through a
+// Mailbox drained by update() on the UI thread. A fault or a hang kills only the runner process:
+// the report says what happened and the next run starts a fresh runner. Not thread-safe: call
+// everything from the UI thread.
+#pragma once
+
+#include "analysis/roofline.hpp"
+#include "jobs/job_queue.hpp"
+#include "run/variant_run.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kx::app {
+
+struct RunRecord {
+    std::string variant;        // procedural config name
+    std::string arch;
+    engine::RunReport report;
+    std::string when;           // local time "14:03:12"
+};
+
+enum class RunnerState { Probing, Ready, Unavailable };
+
+class RunModel {
+public:
+    // Probes the runner in the background (which GPU is there, if any).
+    explicit RunModel(std::filesystem::path runnerPath = engine::defaultRunnerPath());
+    ~RunModel();
+    RunModel(const RunModel&) = delete;
+    RunModel& operator=(const RunModel&) = delete;
+
+    RunnerState runnerState() const { return m_state; }
+    const std::string& deviceName() const { return m_deviceName; }
+    const std::string& deviceArch() const { return m_deviceArch; }   // "sm_90"
+    const std::string& unavailableReason() const { return m_unavailable; }
+
+    // Size text per size name; edited by the Run view, reset to the template's defaults when
+    // the template changes.
+    std::map<std::string, std::string>& sizeText() { return m_sizeText; }
+    void resetSizes(const engine::Template& tmpl);
+    const std::string& sizesTemplate() const { return m_sizesTemplate; }
+
+    int reps = 20;
+    double timeoutSeconds = 10;
+
+    // Starts a run of a compiled variant. Throws engine::InputError on bad sizes (nothing starts).
+    void start(std::shared_ptr<const engine::Template> tmpl, const engine::Config& config, const engine::Arch& arch,
+               const engine::CompileResult& compiled);
+    // Kills the runner; the run in flight ends with "cancelled".
+    void cancel();
+    bool running() const { return m_job && !m_job->finished(); }
+    std::string stage() const;               // what the run in flight is doing
+    double runningSeconds() const;
+
+    // Every run of the variant, newest first.
+    std::vector<const RunRecord*> historyFor(const std::string& variant) const;
+    const RunRecord* latestFor(const std::string& variant) const;
+    const std::vector<RunRecord>& history() const { return m_history; }
+    // Measured roofline points of the variant's successful runs.
+    std::vector<engine::RooflinePoint> pointsFor(const std::string& variant) const;
+
+    void update();  // once per frame on the UI thread
+
+private:
+    std::shared_ptr<engine::RunnerClient> m_runner;
+    RunnerState m_state = RunnerState::Probing;
+    std::string m_deviceName, m_deviceArch, m_unavailable;
+    std::map<std::string, std::string> m_sizeText;
+    std::string m_sizesTemplate;
+    std::vector<RunRecord> m_history;
+    std::shared_ptr<engine::Job> m_job;
+    std::chrono::steady_clock::time_point m_started;
+    bool m_cancelled = false;
+
+    engine::Mailbox m_mailbox;
+    engine::JobQueue m_jobs{1};  // last: joins before the mailbox goes
+};
+
+}  // namespace kx::app

@@ -1,0 +1,188 @@
+#include "views/run_view.hpp"
+
+#include "explorer_model.hpp"
+#include "theme.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kx::app {
+
+namespace {
+
+void dimText(const Theme& theme, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme.palette().textDim));
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+void row(const Theme& theme, const char* label, const std::string& value, ImU32 colour) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextColored(Theme::toVec4(theme.palette().textDim), "%s", label);
+    ImGui::TableNextColumn();
+    ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(colour));
+    ImGui::TextWrapped("%s", value.c_str());
+    ImGui::PopStyleColor();
+}
+
+std::string sizesText(const engine::SizeMap& sizes) {
+    std::string text;
+    for (const auto& [k, v] : sizes) text += (text.empty() ? "" : " ") + k + "=" + std::to_string(v);
+    return text;
+}
+
+}  // namespace
+
+void RunView::drawContent() {
+    drawRunnerStatus();
+    drawControls();
+    const engine::PreparedVariant* v = model().variant();
+    if (!v) return;
+    if (const RunRecord* latest = model().runs().latestFor(v->name)) {
+        drawResult(*latest);
+        drawHistory(v->name);
+    }
+}
+
+void RunView::drawRunnerStatus() {
+    const Palette& pal = theme().palette();
+    const RunModel& runs = model().runs();
+    switch (runs.runnerState()) {
+    case RunnerState::Probing: dimText(theme(), "Looking for a GPU..."); break;
+    case RunnerState::Ready:
+        ImGui::TextColored(Theme::toVec4(pal.ok), "GPU");
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s (%s)", runs.deviceName().c_str(), runs.deviceArch().c_str());
+        break;
+    case RunnerState::Unavailable:
+        ImGui::TextColored(Theme::toVec4(pal.warn), "No GPU");
+        ImGui::SameLine();
+        dimText(theme(), "Running needs an NVIDIA GPU and its driver; everything else works without one.");
+        helpTooltip(runs.unavailableReason());
+        break;
+    }
+}
+
+void RunView::drawControls() {
+    const Palette& pal = theme().palette();
+    RunModel& runs = model().runs();
+    const engine::Template* tmpl = model().currentTemplate();
+    if (!tmpl) return;
+    if (runs.sizesTemplate() != tmpl->id()) runs.resetSizes(*tmpl);
+
+    sectionHeader("Problem size");
+    const bool busy = runs.running();
+    ImGui::BeginDisabled(busy);
+    for (const engine::SizeSpec& s : tmpl->manifest().sizes) {
+        ImGui::PushID(s.name.c_str());
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%-2s", s.name.c_str());
+        helpTooltip(s.help);
+        ImGui::SameLine(ImGui::GetFontSize() * 2.5f);
+        ImGui::SetNextItemWidth(-1);
+        ImGui::InputText("##size", &runs.sizeText()[s.name], ImGuiInputTextFlags_CharsDecimal);
+        helpTooltip(s.help + " (default " + std::to_string(s.defaultValue) + ")");
+        ImGui::PopID();
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    ImGui::InputInt("reps", &runs.reps, 5, 20);
+    runs.reps = std::clamp(runs.reps, 1, 10000);
+    helpTooltip("Timed launches after 5 warm-up launches; the median is reported.");
+    ImGui::EndDisabled();
+
+    const bool canRun = runs.runnerState() == RunnerState::Ready && model().isValid() && model().resultIsCurrent() &&
+                        model().compileResult() && model().compileResult()->ok;
+    if (busy) {
+        // A spinner-like progress line: stage and elapsed seconds; Cancel kills the runner.
+        ImGui::TextColored(Theme::toVec4(pal.accent), "%s", fmt::format("Running: {} ({:.1f} s)", runs.stage(), runs.runningSeconds()).c_str());
+        if (ImGui::Button("Cancel", ImVec2(-1, 0))) runs.cancel();
+        helpTooltip("Stops the GPU runner process; the next run starts a fresh one.");
+    } else {
+        ImGui::BeginDisabled(!canRun);
+        if (ImGui::Button("Run on GPU", ImVec2(-1, 0))) {
+            m_startError.clear();
+            try {
+                model().runCurrent();
+            } catch (const engine::InputError& e) {
+                m_startError = e.what();
+            }
+        }
+        ImGui::EndDisabled();
+        if (!canRun && runs.runnerState() == RunnerState::Ready)
+            dimText(theme(), model().isValid() ? "Waiting for the compile to finish." : "Fix the violated constraints to run.");
+    }
+    if (!m_startError.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(pal.error));
+        ImGui::TextWrapped("%s", m_startError.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+void RunView::drawResult(const RunRecord& record) {
+    const Palette& pal = theme().palette();
+    const engine::RunReport& r = record.report;
+    sectionHeader("Latest run");
+    if (!r.ok) {
+        ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(pal.error));
+        ImGui::TextWrapped("The run failed: %s", r.error.c_str());
+        ImGui::PopStyleColor();
+        dimText(theme(), "The app is unaffected; the next run starts a fresh GPU runner.");
+        return;
+    }
+    const engine::CorrectnessReport& c = r.correctness;
+    if (!ImGui::BeginTable("result", 2, ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthStretch, 0.34f);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch, 0.66f);
+    row(theme(), "verdict", fmt::format("{}  max rel err {:.2g} (tol {:.2g})", c.passed ? "PASS" : "FAIL", c.maxRelError, c.tolerance),
+        c.passed ? pal.ok : pal.error);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", (c.method + (c.firstBadIndex >= 0 ? "\nfirst mismatch: " + c.firstBadText : std::string())).c_str());
+    row(theme(), "time", fmt::format("{:.4f} ms  ({:.4f}..{:.4f}, {} reps)", r.medianMs, r.minMs, r.maxMs, r.reps), pal.text);
+    row(theme(), "rate", fmt::format("{:.2f} TFLOP/s  {:.0f} GB/s", r.tflops, r.gbps), pal.text);
+    if (r.pctOfCublasPeak) row(theme(), "of peak", fmt::format("{:.1f}% of calibrated cuBLAS", *r.pctOfCublasPeak), pal.text);
+    if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
+    if (r.baseline) {
+        const engine::BaselineReport& b = *r.baseline;
+        const std::string ratio = b.tflops > 0 ? fmt::format("{:.1f}% of its speed", 100.0 * b.speedup)
+                                               : fmt::format("{:.1f}% of its GB/s", 100.0 * r.gbps / std::max(b.gbps, 1e-9));
+        row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {}", b.name, b.medianMs, ratio), pal.textDim);
+    }
+    row(theme(), "device", r.deviceName, pal.textDim);
+    ImGui::EndTable();
+}
+
+void RunView::drawHistory(const std::string& variant) {
+    const Palette& pal = theme().palette();
+    const auto history = model().runs().historyFor(variant);
+    sectionHeader("History of this variant");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
+    if (!ImGui::BeginTable("history", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("when");
+    ImGui::TableSetupColumn("sizes");
+    ImGui::TableSetupColumn("ms");
+    ImGui::TableSetupColumn("ok");
+    ImGui::TableHeadersRow();
+    for (const RunRecord* rec : history) {
+        const engine::RunReport& r = rec->report;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", rec->when.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(sizesText(r.sizes).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.ok ? fmt::format("{:.3f}", r.medianMs).c_str() : "-");
+        ImGui::TableNextColumn();
+        const bool pass = r.ok && r.correctness.passed;
+        ImGui::TextColored(Theme::toVec4(pass ? pal.ok : pal.error), "%s", r.ok ? (pass ? "PASS" : "FAIL") : "error");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.ok ? r.correctness.method.c_str() : r.error.c_str());
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace kx::app

@@ -1,0 +1,31 @@
+// Right column, below the resource report: run the current variant on the GPU. Problem-size
+// fields, a Run button (Cancel while running), the latest result (verdict with max error, time,
+// throughput, % of calibrated ceilings, ratio to the same-run baseline) and the variant's run
+// history. Without a GPU it says so plainly and the rest of the app is unaffected.
+#pragma once
+
+#include "views/view.hpp"
+
+#include <string>
+
+namespace kx::app {
+
+struct RunRecord;
+
+class RunView final : public View {
+public:
+    explicit RunView(ViewContext context) : View("Run", Slot::RightFill, context) {}
+
+protected:
+    void drawContent() override;
+
+private:
+    void drawRunnerStatus();
+    void drawControls();
+    void drawResult(const RunRecord& record);
+    void drawHistory(const std::string& variant);
+
+    std::string m_startError;  // why the last Run click did not start
+};
+
+}  // namespace kx::app
