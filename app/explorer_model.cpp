@@ -165,7 +165,8 @@ void ExplorerModel::update() {
 void ExplorerModel::runCurrent() {
     if (!m_template || !m_arch || !m_variant) throw engine::InputError("nothing to run: pick a template and an arch");
     if (!m_variant->violations.empty()) throw engine::InputError("this config is not valid: fix the violated constraints first");
-    if (!resultIsCurrent() || !m_result || !m_result->ok) throw engine::InputError("this config has not compiled yet");
+    if (!resultIsCurrent() || !m_result || !m_result->ok || !m_result->assembled)
+        throw engine::InputError("this config has not compiled yet");
     if (m_runs.runnerState() == RunnerState::Ready && m_runs.deviceArch() != m_arch->name)
         throw engine::InputError("the GPU is " + m_runs.deviceArch() + " but this variant is compiled for " + m_arch->name +
                                  ": select " + m_runs.deviceArch() + " to run it");
@@ -185,26 +186,37 @@ void ExplorerModel::startCompile() {
     engine::Mailbox* mailbox = &m_mailbox;
     m_job = m_jobs.submit("compile " + name, [this, compiler, request, generation, name, mailbox](engine::Job& job) {
         if (job.cancelled()) return;
-        job.setStage("nvrtc");
+        // Two stages, each posted as it lands: the PTX (what an edit waits for), then the CUBIN
+        // with the ptxas report.
+        auto post = [&](engine::CompileResult r, bool final) {
+            // The closure runs on the UI thread inside update(); `this` outlives the queue.
+            mailbox->post([this, generation, name, r = std::move(r), final]() mutable {
+                onCompiled(generation, name, std::move(r), final);
+            });
+        };
         engine::CompileResult result;
         try {
-            result = compiler->compile(request);
+            job.setStage("nvrtc");
+            result = compiler->compilePtx(request);
+            if (result.ok && !job.cancelled()) {
+                post(result, false);
+                job.setStage("ptxas");
+                result = compiler->compile(request);
+            }
         } catch (const std::exception& e) {
             result.ok = false;
             result.log = std::string("internal error: ") + e.what();
         }
-        // The closure runs on the UI thread inside update(); `this` outlives the queue.
-        mailbox->post([this, generation, name, r = std::move(result)]() mutable {
-            onCompiled(generation, name, std::move(r));
-        });
+        post(std::move(result), true);
     });
 }
 
-void ExplorerModel::onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result) {
+void ExplorerModel::onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result, bool final) {
     if (generation != m_generation) return;  // an older edit: the user has moved on
     m_result = std::move(result);
     m_resultGeneration = generation;
     m_resultName = std::move(name);
+    if (!final) return;  // the PTX is in; the ptxas report is still coming
     m_phase = CompilePhase::Ready;
     m_compilingName.clear();
 }

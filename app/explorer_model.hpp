@@ -109,7 +109,8 @@ private:
     void edited();          // re-derive and schedule
     void derive();          // violations, source, launch for the current selection
     void startCompile();
-    void onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result);
+    // final: the last stage of the edit's compile; before it, result holds the PTX only.
+    void onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result, bool final);
 
     std::filesystem::path m_dataRoot;
     engine::ArchDatabase m_arches;

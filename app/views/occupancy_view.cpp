@@ -64,6 +64,10 @@ std::optional<OccupancyView::Inputs> OccupancyView::gatherInputs(std::string* wh
         *why = "Waiting for the first compile: occupancy needs the register count ptxas reports.";
         return std::nullopt;
     }
+    if (r->ok && !r->assembled) {
+        *why = "PTX is ready; waiting for ptxas's register count.";
+        return std::nullopt;
+    }
     if (!r->ok || r->kernels.empty()) {
         *why = r->ok ? "The ptxas report listed no kernel." : "The compile failed, so there is no register count. See the Log tab.";
         return std::nullopt;

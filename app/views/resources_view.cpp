@@ -71,6 +71,8 @@ void ResourcesView::drawContent() {
         ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.",
                            r->diagnostics.size(), r->diagnostics.size() == 1 ? "" : "s");
         ImGui::PopTextWrapPos();
+    } else if (r->ok && !r->assembled) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "PTX is ready; ptxas is assembling it for the report\u2026");
     } else if (r->kernels.empty()) {
         ImGui::TextColored(Theme::toVec4(pal.warn), "The ptxas report listed no kernel.");
     } else {

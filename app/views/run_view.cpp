@@ -96,7 +96,7 @@ void RunView::drawControls() {
     ImGui::EndDisabled();
 
     const bool canRun = runs.runnerState() == RunnerState::Ready && model().isValid() && model().resultIsCurrent() &&
-                        model().compileResult() && model().compileResult()->ok;
+                        model().compileResult() && model().compileResult()->ok && model().compileResult()->assembled;
     if (busy) {
         // A spinner-like progress line: stage and elapsed seconds; Cancel kills the runner.
         ImGui::TextColored(Theme::toVec4(pal.accent), "%s", fmt::format("Running: {} ({:.1f} s)", runs.stage(), runs.runningSeconds()).c_str());

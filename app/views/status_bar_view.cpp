@@ -42,14 +42,18 @@ void StatusBarView::drawContent() {
         spinner(theme(), pal.accentHover);
         ImGui::SameLine();
         const std::string& name = m.compilingName().empty() && m.variant() ? m.variant()->name : m.compilingName();
-        ImGui::Text("Compiling %s for %s", name.c_str(), arch.c_str());
+        const engine::CompileResult* partial = m.resultIsCurrent() ? m.compileResult() : nullptr;
+        if (partial && partial->ok && !partial->assembled)
+            ImGui::Text("PTX ready in %.0f ms; assembling %s for %s (ptxas)", partial->ptxMs, name.c_str(), arch.c_str());
+        else
+            ImGui::Text("Compiling %s for %s", name.c_str(), arch.c_str());
         break;
     }
     case CompilePhase::Ready: {
         const engine::CompileResult* r = m.compileResult();
         if (r != nullptr && r->ok) {
             if (r->fromCache) ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready (from cache)");
-            else ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready in %.0f ms", r->compileMs);
+            else ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready in %.0f ms, ptxas report in %.0f ms", r->ptxMs, r->compileMs);
             ImGui::SameLine();
             ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s for %s", m.resultName().c_str(), arch.c_str());
         } else if (r != nullptr) {

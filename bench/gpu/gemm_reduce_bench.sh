@@ -26,7 +26,8 @@ for dtype in f16 f32; do
              "BM=256,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2" \
              "BM=128,BN=64,BK=32,WM=32,WN=64,TM=8,TN=8,STAGES=3" \
              "BM=64,BN=128,BK=32,WM=32,WN=64,TM=8,TN=8,STAGES=4" \
-             "BM=128,BN=128,BK=8,WM=32,WN=64,TM=8,TN=8,STAGES=4" ; do
+             "BM=128,BN=128,BK=16,WM=32,WN=64,TM=8,TN=8,STAGES=4" \
+             "BM=64,BN=64,BK=32,WM=32,WN=32,TM=4,TN=8,STAGES=3" ; do
     run gemm "$dtype $cfg" --set dtype=$dtype,VEC=$vec,$cfg --size $size
   done
 done

@@ -1,4 +1,7 @@
-// NVRTC compilation to PTX and CUBIN with the ptxas resource report, cached by content hash.
+// Compilation in two stages, cached by content hash: NVRTC turns CUDA source into PTX for the
+// virtual arch (compute_90), then nvJitLink assembles the PTX for the real arch (sm_90) into a
+// CUBIN with the ptxas resource report. The PTX stage is what an edit waits for; the second
+// stage's report follows it.
 #pragma once
 
 #include <filesystem>
@@ -15,7 +18,9 @@ struct CompileRequest {
     std::string source;
     std::string fileName = "kernel.cu";  // the name diagnostics refer to
     std::string arch;                    // "sm_90", "sm_90a"
-    std::vector<std::string> options;    // extra NVRTC options, e.g. "--maxrregcount=64", "--use_fast_math"
+    // Extra options: "--maxrregcount=N" goes to the assembler, everything else to NVRTC
+    // (e.g. "--use_fast_math").
+    std::vector<std::string> options;
 };
 
 // One kernel's line of the ptxas report. Bytes unless said.
@@ -40,12 +45,14 @@ struct CompileDiagnostic {
 
 struct CompileResult {
     bool ok = false;
+    bool assembled = false;                 // the second stage ran: cubin and kernels are filled in
     std::string ptx;
-    std::string cubin;                      // ELF bytes; empty for virtual (compute_) targets
+    std::string cubin;                      // ELF bytes
     std::string log;                        // the compiler's whole log
     std::vector<CompileDiagnostic> diagnostics;
     std::vector<KernelResources> kernels;   // from the ptxas report
-    double compileMs = 0;                   // time NVRTC took (0 when served from the cache)
+    double compileMs = 0;                   // time both stages took (0 when served from the cache)
+    double ptxMs = 0;                       // of which NVRTC (source to PTX)
     bool fromCache = false;
     std::string cacheKey;
     std::string compilerVersion;            // "NVRTC 13.0"
@@ -58,10 +65,13 @@ std::string nvrtcVersionString();
 // The architectures this NVRTC accepts, as "sm_75" ... (without the "a"/"f" variants).
 std::vector<std::string> nvrtcSupportedArchs();
 
-// The full NVRTC option list for a request (target, standard, include path, ptxas -v, line info).
+// The NVRTC options of the PTX stage (virtual target, standard, include path, extra options).
 std::vector<std::string> nvrtcOptions(const CompileRequest& request);
+// The nvJitLink options of the assembly stage (real target, ptxas -v, register cap).
+std::vector<std::string> assemblerOptions(const CompileRequest& request);
 
-// Hash of everything that changes the result: compiler version, options, file name, source.
+// Hash of everything that changes the result of compile(): compiler versions, both stages'
+// options, file name, source.
 std::string compileCacheKey(const CompileRequest& request);
 
 // Parses "ptxas info : Used 40 registers, used 1 barriers, 8192 bytes smem, ..." and the
@@ -71,11 +81,15 @@ std::vector<KernelResources> parsePtxasReport(std::string_view log);
 // Parses "file(LINE): error: message" lines of an NVRTC log.
 std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);
 
-// Compiles with NVRTC. Thread-safe; results are cached in memory and under cacheDir (pass an
-// empty path for memory only). Never throws for compile errors: ok=false with the log.
+// Thread-safe; results are cached in memory and under cacheDir (pass an empty path for memory
+// only). Never throws for compile errors: ok=false with the log.
 class Compiler {
 public:
     explicit Compiler(std::filesystem::path cacheDir);
+
+    // Source to PTX only (assembled = false): the fast first stage.
+    CompileResult compilePtx(const CompileRequest& request);
+    // Both stages: PTX (from the cache when compilePtx ran first), CUBIN and the ptxas report.
     CompileResult compile(const CompileRequest& request);
 
 private:

@@ -289,3 +289,13 @@ TEST_CASE("the PTX of the shipped templates has the expected instruction classes
         CHECK(mix[C::Fp32] > 0);     // add.f32
     }
 }
+
+TEST_CASE("SASS: real nvdisasm output from the GPU machine (reduction for sm_90, first 29 instructions)", "[mix]") {
+    // Made by `kx compile reduce --arch sm_90 --emit sass` on an H100 machine (nvdisasm -c -g).
+    const InstructionMix mix = analyzeSass(readData("reduce_sm90_nvdisasm.sass"));
+    REQUIRE(mix.kernels.size() == 1);
+    CHECK(mix.kernels[0].name == "reduce_sum_f32_b256_i4_v4");
+    CHECK(mix.counts.total == 29);
+    CHECK(mix.counts[C::Control] == 2);
+    CHECK_FALSE(mix.hasLocalMemory);
+}
