@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -122,6 +123,15 @@ void ExplorerModel::derive() {
     m_launchError.clear();
     m_sizes.clear();
     if (m_template == nullptr || m_arch == nullptr) return;
+    // The templates' sources are CUDA: on an AMD arch there is nothing to validate or compile,
+    // only the occupancy calculator to use.
+    const auto& langs = m_template->manifest().languages;
+    if (m_arch->vendor == engine::Vendor::Amd && std::find(langs.begin(), langs.end(), "hip") == langs.end()) {
+        m_prepareError = m_template->id() + " has CUDA source only: pick an NVIDIA arch to compile it (" + m_arch->name +
+                         " is here for its occupancy calculator)";
+        m_launchError = m_prepareError;
+        return;
+    }
     try {
         m_variant = engine::prepareVariant(*m_template, m_config, *m_arch);
     } catch (const std::exception& e) {

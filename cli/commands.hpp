@@ -53,6 +53,7 @@ struct OccupancyArgs {
     long long staticSmem = 0;
     long long dynSmem = 0;
     int carveout = -1;
+    int sgprs = 0;        // AMD only: SGPRs per wave as the compiler reports them; 0 = not given
     std::string csvFile;  // "-" reads stdin
 };
 int occupancy(const Context& ctx, const OccupancyArgs& args);

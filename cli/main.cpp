@@ -51,13 +51,14 @@ int main(int argc, char** argv) {
     mix->add_flag("--json", mixArgs.json, "JSON output");
 
     cli::OccupancyArgs occ;
-    CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy (CUDA's own calculator) for a launch, or for CSV rows");
-    occupancy->add_option("--arch", occ.arch, "NVIDIA arch, e.g. sm_90");
-    occupancy->add_option("--regs", occ.regs, "Registers per thread");
+    CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy for a launch (NVIDIA: CUDA's own calculator; AMD: VGPRs, SGPRs, LDS, waves), or for CSV rows");
+    occupancy->add_option("--arch", occ.arch, "Arch, e.g. sm_90 or gfx942");
+    occupancy->add_option("--regs", occ.regs, "Registers per thread (VGPRs on AMD)");
     occupancy->add_option("--block", occ.block, "Threads per block");
-    occupancy->add_option("--static-smem", occ.staticSmem, "Static shared memory per block, bytes");
+    occupancy->add_option("--static-smem", occ.staticSmem, "Static shared memory (LDS on AMD) per block, bytes");
     occupancy->add_option("--dyn-smem", occ.dynSmem, "Dynamic shared memory per block, bytes");
     occupancy->add_option("--carveout", occ.carveout, "Preferred shared-memory carveout: -1 none, else 0..100 (%)");
+    occupancy->add_option("--sgprs", occ.sgprs, "AMD: SGPRs per wave as the compiler reports them (0 = unknown, no limit)");
     occupancy->add_option("--csv", occ.csvFile,
                           "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
 

@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include "analysis/amd_occupancy.hpp"
 #include "analysis/occupancy.hpp"
 #include "util/error.hpp"
 
@@ -30,11 +31,39 @@ long long parseField(const std::string& text, int row, const std::string& column
     return v;
 }
 
-const Arch& findNvidiaArch(const Context& ctx, const std::string& name, const std::string& where) {
+const Arch& findArch(const Context& ctx, const std::string& name, const std::string& where) {
     const Arch* arch = ctx.arches.findArch(name);
     if (!arch) throw InputError(where + "unknown arch '" + name + "'");
-    if (arch->vendor != Vendor::Nvidia) throw InputError(where + arch->name + " is not an NVIDIA arch");
     return *arch;
+}
+
+std::string limitText(int limit) { return limit == kAmdNoLimit ? std::string("-") : std::to_string(limit); }
+
+// AMD: VGPRs from --regs, LDS from the two smem options; our own calculator (amd_occupancy.hpp).
+int amdOccupancyReport(const Arch& arch, const OccupancyArgs& args) {
+    if (args.carveout != -1) throw InputError("--carveout is an NVIDIA setting; " + arch.name + " has no shared-memory carveout");
+    AmdOccupancyInput input;
+    input.vgprsPerThread = args.regs;
+    input.sgprsPerWave = args.sgprs;
+    input.workgroupSize = args.block;
+    input.ldsBytesPerWorkgroup = args.staticSmem + args.dynSmem;
+    const AmdOccupancyResult r = amdOccupancy(arch, input);
+    fmt::print("{}: {} threads/workgroup, {} VGPRs/thread, {} SGPRs/wave, {} + {} bytes LDS\n", arch.name,
+               input.workgroupSize, input.vgprsPerThread,
+               input.sgprsPerWave > 0 ? std::to_string(input.sgprsPerWave) : std::string("unknown"), args.staticSmem,
+               args.dynSmem);
+    fmt::print("  workgroups per CU  {}\n", r.workgroupsPerCu);
+    fmt::print("  waves per SIMD     {} of {} ({} waves per CU)\n", fmt::format("{:g}", r.wavesPerSimd),
+               r.maxWavesPerSimd, r.wavesPerCu);
+    fmt::print("  occupancy          {:.1f}%\n", 100.0 * r.occupancy);
+    std::string limiters;
+    for (AmdOccupancyLimiter l : r.limiters) limiters += (limiters.empty() ? "" : ", ") + std::string(amdLimiterName(l));
+    fmt::print("  limited by         {}\n", limiters.empty() ? "nothing" : limiters);
+    fmt::print("  per-resource       workgroups per CU: VGPRs {}, SGPRs {}, LDS {}, wave slots {}, workgroup slots {}\n",
+               limitText(r.workgroupLimitVgprs), limitText(r.workgroupLimitSgprs), limitText(r.workgroupLimitLds),
+               limitText(r.workgroupLimitWaves), limitText(r.workgroupLimitSlots));
+    fmt::print("  {}\n", explainAmdOccupancy(r, input, arch));
+    return 0;
 }
 
 }  // namespace
@@ -66,7 +95,13 @@ int occupancy(const Context& ctx, const OccupancyArgs& args) {
             if (fields.size() != 6)
                 throw InputError("row " + std::to_string(row) + ": expected 6 columns, found " + std::to_string(fields.size()));
             const std::string where = "row " + std::to_string(row) + ", column arch: ";
-            const Arch& arch = findNvidiaArch(ctx, fields[0], where);
+            const Arch& arch = findArch(ctx, fields[0], where);
+            // The CSV's columns (carveout, blocks_per_sm) are NVIDIA's; AMD launches go through
+            // --arch gfx... one at a time.
+            if (arch.vendor != Vendor::Nvidia)
+                throw InputError("row " + std::to_string(row) + ": " + arch.name +
+                                 " is an AMD arch; the CSV mode computes NVIDIA occupancy only (use kx occupancy --arch " +
+                                 arch.name + " --regs R --block B for AMD)");
             OccupancyInput input;
             input.registersPerThread = static_cast<int>(parseField(fields[1], row, kColumns[1]));
             input.staticSmemBytes = parseField(fields[2], row, kColumns[2]);
@@ -88,7 +123,9 @@ int occupancy(const Context& ctx, const OccupancyArgs& args) {
 
     if (args.arch.empty() || args.regs < 0 || args.block <= 0)
         throw InputError("occupancy needs --arch, --regs and --block (or --csv FILE)");
-    const Arch& arch = findNvidiaArch(ctx, args.arch, "");
+    const Arch& arch = findArch(ctx, args.arch, "");
+    if (arch.vendor == Vendor::Amd) return amdOccupancyReport(arch, args);
+    if (args.sgprs != 0) throw InputError("--sgprs applies to AMD arches only; " + arch.name + " is NVIDIA");
     OccupancyInput input{args.regs, args.block, args.staticSmem, args.dynSmem, args.carveout};
     const OccupancyResult r = nvidiaOccupancy(arch, input);
     fmt::print("{}: {} threads/block, {} registers/thread, {} + {} bytes shared memory, carveout {}\n", arch.name,

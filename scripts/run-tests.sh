@@ -19,5 +19,5 @@ else
 fi
 
 cmake --preset sanitize
-cmake --build --preset sanitize -j "$jobs" --target test_engine test_cli kx
+cmake --build --preset sanitize -j "$jobs" --target test_engine test_cli kx kx-runner
 ctest --preset sanitize -j "$jobs" -R '^test_(engine|cli):' -LE gpu

@@ -49,10 +49,7 @@ std::optional<OccupancyView::Inputs> OccupancyView::gatherInputs(std::string* wh
         return std::nullopt;
     }
     if (arch->vendor != engine::Vendor::Nvidia) {
-        *why = fmt::format(
-            "{} is an AMD arch: occupancy here is computed with CUDA's own calculator, which models NVIDIA SMs only. "
-            "Pick an sm_* arch.",
-            arch->name);
+        *why = arch->name + " is an AMD arch: see the AMD calculator.";  // drawContent shows AmdOccupancyPanel
         return std::nullopt;
     }
     if (model().phase() == CompilePhase::Skipped) {
@@ -158,6 +155,10 @@ void OccupancyView::recompute(const Inputs& in) {
 
 void OccupancyView::drawContent() {
     const Palette& pal = theme().palette();
+    if (const engine::Arch* current = model().currentArch(); current != nullptr && current->vendor == engine::Vendor::Amd) {
+        m_amd.draw(*current);
+        return;
+    }
     std::string why;
     const std::optional<Inputs> in = gatherInputs(&why);
     if (!in) {

@@ -7,9 +7,11 @@
 // ptxas report), threads per block and dynamic shared memory from the launch geometry, the
 // selected arch. Computed with engine::nvidiaOccupancy (the CUDA toolkit's own calculator), so it
 // needs no GPU. The curves are recomputed only when an input changes, never per frame.
+// On AMD arches the view shows AmdOccupancyPanel instead (our templates compile for NVIDIA only).
 #pragma once
 
 #include "analysis/occupancy.hpp"
+#include "views/amd_occupancy_panel.hpp"
 #include "views/view.hpp"
 
 #include <optional>
@@ -20,7 +22,7 @@ namespace kx::app {
 
 class OccupancyView final : public View {
 public:
-    explicit OccupancyView(ViewContext context) : View("Occupancy", Slot::Centre, context) {}
+    explicit OccupancyView(ViewContext context) : View("Occupancy", Slot::Centre, context), m_amd(context.theme) {}
 
 protected:
     void drawContent() override;
@@ -67,6 +69,7 @@ private:
     Curve m_byBlock;
     Curve m_byRegisters;
     Curve m_bySmem;
+    AmdOccupancyPanel m_amd;  // AMD arches: a calculator form instead of the compile's figures
 };
 
 }  // namespace kx::app

@@ -13,6 +13,8 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <string_view>
+#include <vector>
 
 namespace kx::app {
 
@@ -39,6 +41,38 @@ std::string flopsText(double flopsPerSec) {
         s.pop_back();
     }
     return s + " " + prefix + "FLOP/s";
+}
+
+// The words of a product name that name the model ("H100", "MI300X", "4090"): with a digit, at
+// least three characters, and not a memory size or a form factor ("80GB", "SXM5", "HBM3").
+std::vector<std::string> modelTokens(const std::string& name) {
+    std::vector<std::string> out;
+    std::string word;
+    auto flush = [&] {
+        std::string w;
+        for (char c : word) w += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        word.clear();
+        const bool digit = std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        const auto startsWith = [&](const char* p) { return w.rfind(p, 0) == 0; };
+        const auto endsWith = [&](const char* p) {
+            const std::string_view e(p);
+            return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0;
+        };
+        if (!digit || w.size() < 3 || endsWith("GB") || endsWith("MB") || startsWith("SXM") || startsWith("HBM") ||
+            startsWith("GDDR") || startsWith("PCIE"))
+            return;
+        out.push_back(w);
+    };
+    for (char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c))) word += c;
+        else flush();
+    }
+    flush();
+    return out;
+}
+
+std::string calibrationText(const engine::Calibration& c) {
+    return fmt::format("{} ({})", c.device, c.measuredAt.substr(0, 10));
 }
 
 std::string fileSafe(std::string s) {
@@ -186,8 +220,43 @@ void RooflineView::chooseDevice() {
     }
 }
 
+void RooflineView::readCalibrations() {
+    const std::optional<engine::Calibration> kept =
+        m_calibration >= 0 && m_calibration < static_cast<int>(m_calibrations.size())
+            ? std::optional(m_calibrations[m_calibration])
+            : std::nullopt;
+    m_calibrations = engine::listCalibrations();
+    m_calibrationsRead = true;
+    m_calibration = -1;
+    if (!kept) return;
+    for (int i = 0; i < static_cast<int>(m_calibrations.size()); ++i) {
+        if (m_calibrations[i].device == kept->device && m_calibrations[i].measuredAt == kept->measuredAt) m_calibration = i;
+    }
+}
+
+void RooflineView::chooseCalibration() {
+    if (!m_calibrationsRead) readCalibrations();
+    if (m_calibrationPicked || m_calibrationFor == m_deviceId) return;
+    m_calibrationFor = m_deviceId;
+    m_calibration = -1;
+    const engine::DeviceSpec* device = model().archDatabase().findDevice(m_deviceId);
+    if (device == nullptr) return;
+    const std::vector<std::string> wanted = modelTokens(device->name);
+    for (int i = 0; i < static_cast<int>(m_calibrations.size()); ++i) {
+        const std::vector<std::string> have = modelTokens(m_calibrations[i].device);
+        const bool match = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& t) {
+            return std::find(have.begin(), have.end(), t) != have.end();
+        });
+        // Sorted by device then date: the last match is the newest of its device.
+        if (match) m_calibration = i;
+    }
+}
+
 void RooflineView::rebuild() {
-    const Key key{m_deviceId, model().generation(), model().measuredPoints().size(), m_showTensor};
+    const engine::Calibration* calibration =
+        m_calibration >= 0 && m_calibration < static_cast<int>(m_calibrations.size()) ? &m_calibrations[m_calibration] : nullptr;
+    const Key key{m_deviceId, model().generation(), model().measuredPoints().size(), m_showTensor,
+                  calibration ? calibrationText(*calibration) : std::string()};
     if (m_builtFor && *m_builtFor == key) return;
     m_builtFor = key;
     m_model.reset();
@@ -202,8 +271,10 @@ void RooflineView::rebuild() {
     m_measuredY.clear();
     const engine::DeviceSpec* device = model().archDatabase().findDevice(m_deviceId);
     if (device == nullptr) return;
-    // Measured ceilings (kx calibrate) will be passed here once the model holds a calibration.
-    m_model.emplace(*device);
+    // Measured ceilings (kx calibrate): separate, dashed "(measured)" lines next to the datasheet's.
+    std::optional<engine::RooflineCalibration> measured;
+    if (calibration != nullptr) measured = engine::rooflineCalibration(*calibration);
+    m_model.emplace(*device, measured);
 
     auto shown = [&](const engine::RooflineCeiling& c) {
         return m_showTensor || c.id.find("_tensor") == std::string::npos || c.id == kSimtUnit;
@@ -328,6 +399,7 @@ void RooflineView::rebuild() {
 
 void RooflineView::drawContent() {
     chooseDevice();
+    chooseCalibration();
     rebuild();
     if (m_capture->done) {
         m_exportMessage = m_capture->message;
@@ -386,6 +458,36 @@ void RooflineView::drawToolbar() {
     ImGui::SameLine();
     if (ImGui::Button("CSV")) exportCsv(std::filesystem::current_path() / (defaultFileStem() + ".csv"));
     helpTooltip("Save ceilings, ridge points and points as CSV in the current folder.");
+    drawCalibrationCombo();
+}
+
+void RooflineView::drawCalibrationCombo() {
+    const Palette& pal = theme().palette();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(Theme::toVec4(pal.textDim), "Measured");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x));
+    const bool wasOpen = ImGui::IsPopupOpen("##calibration");
+    const std::string current = m_calibration >= 0 && m_calibration < static_cast<int>(m_calibrations.size())
+                                    ? calibrationText(m_calibrations[m_calibration])
+                                    : std::string(m_calibrations.empty() ? "none (run kx calibrate on a GPU)" : "none");
+    if (ImGui::BeginCombo("##calibration", current.c_str())) {
+        if (!wasOpen) readCalibrations();  // just opened: pick up calibrations made meanwhile
+        if (ImGui::Selectable("none", m_calibration < 0)) {
+            m_calibration = -1;
+            m_calibrationPicked = true;
+        }
+        for (int i = 0; i < static_cast<int>(m_calibrations.size()); ++i) {
+            if (ImGui::Selectable(fmt::format("{}##cal{}", calibrationText(m_calibrations[i]), i).c_str(), i == m_calibration)) {
+                m_calibration = i;
+                m_calibrationPicked = true;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    helpTooltip("Ceilings measured by kx calibrate on a real GPU (a device-to-device copy and cuBLAS GEMMs), stored "
+                "under the cache folder. They are drawn dashed and labelled (measured), beside the datasheet's, so "
+                "the gap between the two stays visible. Follows the device above until you pick one.");
 }
 
 void RooflineView::drawChart(float height) {
@@ -408,12 +510,16 @@ void RooflineView::drawChart(float height) {
     // Labels after every line, so no line crosses a label's backdrop; markers after labels.
     for (const auto& l : m_lines) {
         const ImU32 colour = cc.series[l.colour];
+        // Measured ceilings sit just under their datasheet twins: their labels go below the line,
+        // the datasheet's above, so the two never print over each other.
         if (l.kind == engine::CeilingKind::Compute) {
-            chart.text(l.x1, l.y1, l.label, colour, ImVec2(1, 1), ImVec2(-4, -2), true);
+            if (l.measured) chart.text(l.x1, l.y1, l.label, colour, ImVec2(1, 0), ImVec2(-4, 2), true);
+            else chart.text(l.x1, l.y1, l.label, colour, ImVec2(1, 1), ImVec2(-4, -2), true);
         } else {
-            // Along the diagonal, a decade in from the left edge, above the line.
+            // Along the diagonal, a decade in from the left edge, above the line (below when measured).
             const double lx = m_xScale.min * 1.5;
-            chart.text(lx, l.y0 * (lx / l.x0), l.label, colour, ImVec2(0, 1), ImVec2(6, -6), true);
+            if (l.measured) chart.text(lx * 3, l.y0 * (lx * 3 / l.x0), l.label, colour, ImVec2(0, 0), ImVec2(6, 6), true);
+            else chart.text(lx, l.y0 * (lx / l.x0), l.label, colour, ImVec2(0, 1), ImVec2(6, -6), true);
         }
     }
     chart.scatter("ridge point", m_ridgeX, m_ridgeY, MarkerShape::Circle, cc.tickText, 3.5f, [&](std::size_t i) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "analysis/roofline.hpp"
+#include "run/calibration.hpp"
 #include "views/view.hpp"
 #include "widgets/chart_scale.hpp"
 
@@ -48,6 +49,11 @@ private:
     struct PngCapture;  // shared with the draw-list callback
 
     void chooseDevice();  // follows the arch until the user picks a device
+    // Follows the device until the user picks one: the calibration whose device name shares the
+    // datasheet name's model ("H100"), the newest of them; else none.
+    void chooseCalibration();
+    void readCalibrations();  // listCalibrations(), keeping the selection
+    void drawCalibrationCombo();
     void rebuild();       // ceilings, ridges, points, ranges: only when an input changed
     void drawToolbar();
     void drawChart(float height);
@@ -59,12 +65,21 @@ private:
     std::string m_archFollowed;    // the arch the automatic choice was made for
     bool m_showTensor = true;
 
+    // Measured ceilings (kx calibrate) found in the cache; read on first draw and whenever the
+    // combo opens, so a calibration made while the app runs shows up.
+    std::vector<engine::Calibration> m_calibrations;
+    bool m_calibrationsRead = false;
+    int m_calibration = -1;           // index into m_calibrations; -1: none
+    bool m_calibrationPicked = false;
+    std::string m_calibrationFor;     // the device the automatic choice was made for
+
     // What the chart data below was built for.
     struct Key {
         std::string device;
         std::uint64_t generation = 0;
         std::size_t measured = 0;
         bool tensor = true;
+        std::string calibration;  // device and date of the measured ceilings; empty: none
         bool operator==(const Key&) const = default;
     };
     std::optional<Key> m_builtFor;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 
 namespace kx::engine {
@@ -15,8 +17,10 @@ fs::path calibrationPath(const std::string& deviceName) {
     return cacheRoot() / "calibration" / (file + ".json");
 }
 
-std::optional<Calibration> loadCalibration(const std::string& deviceName) {
-    std::ifstream in(calibrationPath(deviceName));
+namespace {
+
+std::optional<Calibration> readCalibration(const fs::path& path) {
+    std::ifstream in(path);
     if (!in) return std::nullopt;
     try {
         const nlohmann::json j = nlohmann::json::parse(in);
@@ -30,6 +34,38 @@ std::optional<Calibration> loadCalibration(const std::string& deviceName) {
     } catch (const std::exception&) {
         return std::nullopt;
     }
+}
+
+}  // namespace
+
+std::optional<Calibration> loadCalibration(const std::string& deviceName) {
+    return readCalibration(calibrationPath(deviceName));
+}
+
+std::vector<Calibration> listCalibrations() {
+    std::vector<Calibration> out;
+    const fs::path folder = cacheRoot() / "calibration";
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        // saveCalibration's temporary files end in ".json.tmp" and are skipped here.
+        if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+        if (auto c = readCalibration(it->path())) out.push_back(std::move(*c));
+    }
+    std::sort(out.begin(), out.end(), [](const Calibration& a, const Calibration& b) {
+        return a.device != b.device ? a.device < b.device : a.measuredAt < b.measuredAt;
+    });
+    return out;
+}
+
+RooflineCalibration rooflineCalibration(const Calibration& c) {
+    RooflineCalibration r;
+    r.copyGBs = c.copyGBs;
+    for (const auto& [dtype, tflops] : c.gemmTflops) {
+        const std::string unit = unitForGemmDtype(dtype);
+        if (unit.empty() || !(tflops > 0)) continue;
+        r.peakTflops[unit] = tflops;
+    }
+    return r;
 }
 
 void saveCalibration(const Calibration& c) {

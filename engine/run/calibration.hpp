@@ -2,10 +2,13 @@
 // dtype. Stored per device under the cache folder; used for "% of ceiling" and by the roofline.
 #pragma once
 
+#include "analysis/roofline.hpp"
+
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kx::engine {
 
@@ -25,5 +28,14 @@ std::optional<Calibration> loadCalibration(const std::string& deviceName);
 
 // Written to a temporary file and renamed, so a reader never sees half a file.
 void saveCalibration(const Calibration& calibration);
+
+// Every calibration stored under <cacheRoot>/calibration/ (each *.json file), sorted by device
+// name then measuredAt. Unreadable or malformed files are skipped; a missing folder gives none.
+std::vector<Calibration> listCalibrations();
+
+// The roofline's measured ceilings: copyGBs as is, and each cuBLAS dtype's TFLOP/s on the unit
+// it exercises (unitForGemmDtype: f32 -> "fp32", tf32 -> "tf32_tensor", f16 -> "fp16_tensor",
+// bf16 -> "bf16_tensor"). Dtypes with no known unit, and figures <= 0, are left out.
+RooflineCalibration rooflineCalibration(const Calibration& calibration);
 
 }  // namespace kx::engine

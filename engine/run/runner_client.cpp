@@ -141,4 +141,16 @@ nlohmann::json RunnerClient::request(const nlohmann::json& req, double timeoutSe
     }
 }
 
+RunnerClient& RunnerPool::forDevice(int device) {
+    std::lock_guard lock(m_mutex);
+    auto& client = m_clients[device];
+    if (!client) client = std::make_unique<RunnerClient>(m_path);
+    return *client;
+}
+
+int RunnerPool::size() const {
+    std::lock_guard lock(m_mutex);
+    return static_cast<int>(m_clients.size());
+}
+
 }  // namespace kx::engine

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -46,6 +48,20 @@ private:
     int m_fromRunner = -1;
     std::string m_buffer;
     int m_starts = 0;
+};
+
+// One runner process per GPU, so a fault on one GPU never disturbs work on another.
+class RunnerPool {
+public:
+    explicit RunnerPool(std::filesystem::path runnerPath = defaultRunnerPath()) : m_path(std::move(runnerPath)) {}
+    // The client for a device, created on first use. Thread-safe; the reference stays valid.
+    RunnerClient& forDevice(int device);
+    int size() const;
+
+private:
+    std::filesystem::path m_path;
+    mutable std::mutex m_mutex;
+    std::map<int, std::unique_ptr<RunnerClient>> m_clients;
 };
 
 }  // namespace kx::engine

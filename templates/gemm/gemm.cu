@@ -12,8 +12,13 @@
 //   [SECTION] Shared -> registers -> FMA
 //   [SECTION] Kernel             the k-loop pipeline and the epilogue
 
-#include <cuda_bf16.h>
+// Only the header the data type needs: each one costs the compiler's front end tens of ms.
+#if ${needs_fp16}
 #include <cuda_fp16.h>
+#endif
+#if ${needs_bf16}
+#include <cuda_bf16.h>
+#endif
 
 // A named namespace rather than an anonymous one: NVRTC would warn about every helper this
 // configuration happens not to use.
@@ -75,13 +80,21 @@ static_assert((kLdK * sizeof(T)) % 16 == 0, "padded rows must stay 16-byte align
 // [SECTION] Small helpers
 
 __device__ __forceinline__ float toFloat(float x) { return x; }
+#if ${needs_fp16}
 __device__ __forceinline__ float toFloat(__half x) { return __half2float(x); }
+#endif
+#if ${needs_bf16}
 __device__ __forceinline__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
+#endif
 
 template <class U> __device__ __forceinline__ U fromFloat(float x);
 template <> __device__ __forceinline__ float fromFloat<float>(float x) { return x; }
+#if ${needs_fp16}
 template <> __device__ __forceinline__ __half fromFloat<__half>(float x) { return __float2half_rn(x); }
+#endif
+#if ${needs_bf16}
 template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+#endif
 
 // N adjacent elements moved as one load or store: the alignment is what lets the compiler emit
 // a single 32-, 64- or 128-bit instruction.
