@@ -17,7 +17,15 @@ if [[ $what == tests || $what == all ]]; then
   build/bin/test_gpu --durations yes 2>&1 | tee "$out/test_gpu.txt" | tail -40
 fi
 if [[ $what == tests || $what == all ]]; then
-  { build/bin/kx mix gemm --arch native 2>&1 || true; build/bin/kx compile reduce --arch sm_90 --emit sass 2>&1 | head -60; } > "$out/mix.txt"
+  # What a user types, as the README gives it.
+  { set -x
+    build/bin/kx run gemm --arch native --size M=4096,N=4096,K=4096
+    build/bin/kx run gemm --arch native --size M=4096,N=4096,K=4096 --set dtype=f32,VEC=4
+    build/bin/kx run reduce --arch native --size n=268435456
+    build/bin/kx occupancy --arch sm_90 --regs 64 --block 256 --dyn-smem 49152
+    build/bin/kx mix gemm --arch sm_90
+    build/bin/kx mix reduce --arch sm_90
+  } > "$out/commands.txt" 2>&1
 fi
 if [[ $what == bench || $what == all ]]; then
   bench/gpu/gemm_reduce_bench.sh "$out" 2>&1 | tee "$out/bench_log.txt" | tail -60
