@@ -1,6 +1,8 @@
 // GUI tests of the Occupancy and Roofline panels: run the real kernel-explorer under Xvfb in
 // scripted mode, open both panels, save the window, the roofline chart (PNG read back from the
 // frame) and its CSV, and check what they hold.
+#include "gui_harness.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <stb/stb_image.h>
@@ -17,55 +19,13 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using namespace kx::test;
 
 namespace {
 
-const fs::path kBinary = fs::path(KX_TEST_BINARY_DIR) / "bin" / "kernel-explorer";
 
 // The theme's "warn" amber (0xE5B45A): the current-launch and predicted markers are drawn in it.
 constexpr unsigned kHighlight = 0xE5B45A;
-
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& name) {
-        path = fs::temp_directory_path() / ("kx_test_analysis_" + std::to_string(::getpid()) + "_" + name);
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct RunResult {
-    int exitCode = -1;
-    std::string stderrText;
-};
-
-RunResult runApp(const TempDir& dir, const std::string& args) {
-    const fs::path err = dir.path / "stderr.txt";
-    const std::string cmd = "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kBinary.string() + "' " + args + " 2> '" +
-                            err.string() + "' > /dev/null";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.stderrText = readFile(err);
-    return r;
-}
-
-fs::path writeScript(const TempDir& dir, const std::string& text) {
-    const fs::path p = dir.path / "scenario.kxs";
-    std::ofstream(p) << text;
-    return p;
-}
 
 struct Image {
     int width = 0;
@@ -103,7 +63,7 @@ Image loadImage(const fs::path& p) {
 void requirePrerequisites() {
     if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0)
         FAIL("xvfb-run is not installed: the GUI tests need it (apt-get install xvfb)");
-    if (!fs::exists(kBinary)) FAIL("kernel-explorer is not built: " << kBinary << " (build target kernel-explorer)");
+    if (!fs::exists(kAppBinary)) FAIL("kernel-explorer is not built: " << kAppBinary << " (build target kernel-explorer)");
 }
 
 }  // namespace

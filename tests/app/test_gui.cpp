@@ -1,5 +1,7 @@
 // End-to-end GUI tests: run the real kernel-explorer under Xvfb (Mesa llvmpipe) in scripted mode
 // and check the screenshots it writes. Each run takes a few seconds on a 2-core machine.
+#include "gui_harness.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <stb/stb_image.h>
@@ -15,56 +17,11 @@
 #include <string>
 
 namespace fs = std::filesystem;
+using namespace kx::test;
 
 namespace {
 
-const fs::path kBinary = fs::path(KX_TEST_BINARY_DIR) / "bin" / "kernel-explorer";
 
-bool haveXvfbRun() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
-
-// A fresh folder per test case, removed at the end.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& name) {
-        path = fs::temp_directory_path() / ("kx_test_gui_" + std::to_string(::getpid()) + "_" + name);
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct RunResult {
-    int exitCode = -1;
-    std::string stderrText;
-};
-
-// Runs the app under xvfb-run with the given arguments; stderr is captured.
-RunResult runApp(const TempDir& dir, const std::string& args) {
-    const fs::path err = dir.path / "stderr.txt";
-    const std::string cmd = "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kBinary.string() + "' " + args + " 2> '" +
-                            err.string() + "' > /dev/null";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.stderrText = readFile(err);
-    return r;
-}
-
-fs::path writeScript(const TempDir& dir, const std::string& text) {
-    const fs::path p = dir.path / "scenario.kxs";
-    std::ofstream(p) << text;
-    return p;
-}
 
 struct Image {
     int width = 0;
@@ -89,7 +46,7 @@ Image loadImage(const fs::path& p) {
 
 void requirePrerequisites() {
     if (!haveXvfbRun()) FAIL("xvfb-run is not installed: the GUI tests need it (apt-get install xvfb)");
-    if (!fs::exists(kBinary)) FAIL("kernel-explorer is not built: " << kBinary << " (build target kernel-explorer)");
+    if (!fs::exists(kAppBinary)) FAIL("kernel-explorer is not built: " << kAppBinary << " (build target kernel-explorer)");
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 // kx as a user runs it: exit codes, messages and outputs.
+#include "kx_process.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -10,53 +12,20 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using namespace kx::test;
 
 namespace {
-
-struct Outcome {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-fs::path scratchDir() {
-    fs::path dir = fs::temp_directory_path() / ("kx-cli-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-Outcome kx(const std::string& args) {
-    const fs::path errFile = scratchDir() / "stderr.txt";
-    const std::string command = std::string(KX_TEST_BINARY_DIR) + "/bin/kx " + args + " 2>" + errFile.string();
-    Outcome o;
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer;
-    std::size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.out.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.err = slurp(errFile);
-    return o;
-}
 
 int lineCount(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 
 TEST_CASE("kx templates and kx arches list what is available", "[cli]") {
-    const Outcome t = kx("templates");
+    const Outcome t = runKx("templates");
     CHECK(t.exitCode == 0);
     CHECK(t.out.find("gemm") != std::string::npos);
     CHECK(t.out.find("reduce") != std::string::npos);
-    const Outcome a = kx("arches");
+    const Outcome a = runKx("arches");
     CHECK(a.exitCode == 0);
     for (const char* name : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120", "gfx90a", "gfx942"})
         CHECK(a.out.find(name) != std::string::npos);
@@ -64,14 +33,14 @@ TEST_CASE("kx templates and kx arches list what is available", "[cli]") {
 }
 
 TEST_CASE("kx generate writes the rendered source", "[cli]") {
-    const Outcome g = kx("generate gemm --arch sm_90 --set BM=64 --set BN=128");
+    const Outcome g = runKx("generate gemm --arch sm_90 --set BM=64 --set BN=128");
     INFO(g.err);
     REQUIRE(g.exitCode == 0);
     CHECK(g.out.find("extern \"C\" __global__") != std::string::npos);
     CHECK(g.out.find("${") == std::string::npos);
 
     const fs::path dir = scratchDir() / "generated";
-    const Outcome d = kx("generate reduce --arch sm_80 --output-dir " + dir.string());
+    const Outcome d = runKx("generate reduce --arch sm_80 --output-dir " + dir.string());
     REQUIRE(d.exitCode == 0);
     int files = 0;
     for (const auto& e : fs::directory_iterator(dir)) {
@@ -82,29 +51,29 @@ TEST_CASE("kx generate writes the rendered source", "[cli]") {
     CHECK(files == 1);
 
     const fs::path file = scratchDir() / "k.cu";
-    REQUIRE(kx("generate gemm --arch sm_80 -o " + file.string()).exitCode == 0);
+    REQUIRE(runKx("generate gemm --arch sm_80 -o " + file.string()).exitCode == 0);
     CHECK(slurp(file).find("__global__") != std::string::npos);
 }
 
 TEST_CASE("kx compile emits PTX and the resource report", "[cli]") {
-    const Outcome r = kx("compile gemm --arch sm_90 --emit resources");
+    const Outcome r = runKx("compile gemm --arch sm_90 --emit resources");
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(r.out.find("registers") != std::string::npos);
     CHECK(r.out.find("shared memory") != std::string::npos);
     CHECK(r.out.find("spill stores") != std::string::npos);
 
-    const Outcome j = kx("compile reduce --arch sm_80 --emit resources --json");
+    const Outcome j = runKx("compile reduce --arch sm_80 --emit resources --json");
     REQUIRE(j.exitCode == 0);
     CHECK(j.out.find("\"registers\"") != std::string::npos);
 
-    const Outcome p = kx("compile gemm --arch sm_120 --set BM=64 --emit ptx");
+    const Outcome p = runKx("compile gemm --arch sm_120 --set BM=64 --emit ptx");
     REQUIRE(p.exitCode == 0);
     CHECK(p.out.find(".target sm_120") != std::string::npos);
     CHECK(p.out.find(".entry gemm_") != std::string::npos);
 
     const fs::path cubin = scratchDir() / "k.cubin";
-    REQUIRE(kx("compile reduce --arch sm_90 --emit cubin -o " + cubin.string()).exitCode == 0);
+    REQUIRE(runKx("compile reduce --arch sm_90 --emit cubin -o " + cubin.string()).exitCode == 0);
     CHECK(slurp(cubin).substr(1, 3) == "ELF");
 }
 
@@ -124,7 +93,7 @@ TEST_CASE("bad input exits 2 with a one-line reason", "[cli]") {
     };
     for (const Case& c : cases) {
         INFO("kx " << c.args);
-        const Outcome o = kx(c.args);
+        const Outcome o = runKx(c.args);
         CHECK(o.exitCode == 2);
         CHECK(o.err.find(c.reason) != std::string::npos);
         CHECK(o.out.empty());
@@ -133,7 +102,7 @@ TEST_CASE("bad input exits 2 with a one-line reason", "[cli]") {
 
 TEST_CASE("violated constraints are each listed", "[cli]") {
     // A warp tile bigger than the block tile breaks more than one rule.
-    const Outcome o = kx("generate gemm --arch sm_90 --set BM=32,WM=64");
+    const Outcome o = runKx("generate gemm --arch sm_90 --set BM=32,WM=64");
     CHECK(o.exitCode == 2);
     CHECK(o.err.find("is not valid for sm_90") != std::string::npos);
     CHECK(o.err.find("\n  - ") != std::string::npos);
@@ -141,7 +110,7 @@ TEST_CASE("violated constraints are each listed", "[cli]") {
 }
 
 TEST_CASE("kx occupancy prints the calculator's answer and its limiter", "[cli][occupancy]") {
-    const Outcome o = kx("occupancy --arch sm_90 --regs 64 --block 256 --dyn-smem 49152");
+    const Outcome o = runKx("occupancy --arch sm_90 --regs 64 --block 256 --dyn-smem 49152");
     INFO(o.err);
     REQUIRE(o.exitCode == 0);
     CHECK(o.out.find("blocks per SM    4") != std::string::npos);
@@ -155,7 +124,7 @@ TEST_CASE("kx occupancy --csv appends blocks_per_sm and names bad rows", "[cli][
                           "sm_90,64,0,256,49152,-1\n"
                           "sm_80,32,0,128,0,-1\n"
                           "sm_86,32,0,256,0,50\n";
-    const Outcome o = kx("occupancy --csv " + csv.string());
+    const Outcome o = runKx("occupancy --csv " + csv.string());
     REQUIRE(o.exitCode == 0);
     CHECK(o.out ==
           "arch,regs,static_smem,block,dyn_smem,carveout,blocks_per_sm\n"
@@ -165,11 +134,11 @@ TEST_CASE("kx occupancy --csv appends blocks_per_sm and names bad rows", "[cli][
 
     const fs::path bad = scratchDir() / "bad.csv";
     std::ofstream(bad) << "arch,regs,static_smem,block,dyn_smem,carveout\nsm_90,64,0,256,0,-1\nsm_90,lots,0,256,0,-1\n";
-    const Outcome b = kx("occupancy --csv " + bad.string());
+    const Outcome b = runKx("occupancy --csv " + bad.string());
     CHECK(b.exitCode == 2);
     CHECK(b.err.find("row 3, column regs") != std::string::npos);
     CHECK(b.out.empty());
 
-    const Outcome h = kx("occupancy --csv - < /dev/null");
+    const Outcome h = runKx("occupancy --csv - < /dev/null");
     CHECK(h.exitCode == 2);
 }
