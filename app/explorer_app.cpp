@@ -8,6 +8,7 @@
 #include "views/resources_view.hpp"
 #include "views/run_view.hpp"
 #include "views/status_bar_view.hpp"
+#include "util/error.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -32,6 +33,7 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     add<LaunchView>();
     add<RunView>();
     add<StatusBarView>();
+    m_compare = add<CompareView>();  // floating, over the tiled panels; closed until asked for
     m_about = add<AboutView>();
 }
 
@@ -76,6 +78,7 @@ void ExplorerApp::drawMenuBar() {
         if (ImGui::MenuItem("Log", "Ctrl+3")) selectTab(CodeTab::Log);
         ImGui::EndMenu();
     }
+    drawCompareMenu();
     if (ImGui::BeginMenu("Help")) {
         if (ImGui::MenuItem("About")) m_about->setOpen(true);
         ImGui::EndMenu();
@@ -86,6 +89,37 @@ void ExplorerApp::drawMenuBar() {
     if (io.KeyCtrl && ImGui::IsKeyPressed('1')) selectTab(CodeTab::Source);
     if (io.KeyCtrl && ImGui::IsKeyPressed('2')) selectTab(CodeTab::Ptx);
     if (io.KeyCtrl && ImGui::IsKeyPressed('3')) selectTab(CodeTab::Log);
+    if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('P')) pinCurrent();
+    if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('C')) m_compare->setOpen(!m_compare->isOpen());
+}
+
+bool ExplorerApp::pinCurrent(std::string* why) {
+    try {
+        m_model.compare().pin(m_model);
+        return true;
+    } catch (const engine::InputError& e) {
+        if (why != nullptr) *why = e.what();
+        return false;
+    }
+}
+
+void ExplorerApp::drawCompareMenu() {
+    if (!ImGui::BeginMenu("Compare")) return;
+    CompareModel& cmp = m_model.compare();
+    const std::string why = CompareModel::cannotPinReason(m_model);
+    if (ImGui::MenuItem("Pin for comparison", "Ctrl+P", false, why.empty())) pinCurrent();
+    if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", why.c_str());
+    if (ImGui::MenuItem("Show comparison", "Ctrl+Shift+C", m_compare->isOpen())) m_compare->setOpen(!m_compare->isOpen());
+    ImGui::Separator();
+    if (cmp.pins().empty()) ImGui::TextDisabled("No pinned variants");
+    int unpin = -1;
+    for (std::size_t i = 0; i < cmp.pins().size(); ++i) {
+        const std::string label = "Unpin " + cmp.pins()[i]->label() + "##unpin" + std::to_string(i);
+        if (ImGui::MenuItem(label.c_str())) unpin = static_cast<int>(i);
+    }
+    if (unpin >= 0) cmp.unpin(static_cast<std::size_t>(unpin));
+    if (ImGui::MenuItem("Unpin all", nullptr, false, !cmp.pins().empty())) cmp.clear();
+    ImGui::EndMenu();
 }
 
 void ExplorerApp::layout(float menuBarHeight) {

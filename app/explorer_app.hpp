@@ -5,6 +5,7 @@
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "views/code_tabs_view.hpp"
+#include "views/compare_view.hpp"
 #include "views/roofline_view.hpp"
 #include "views/view.hpp"
 
@@ -29,6 +30,10 @@ public:
     // Returns false when there is none.
     bool showView(std::string_view name);
     RooflineView& roofline() { return *m_roofline; }
+    CompareView& compare() { return *m_compare; }
+    // Pins the current variant for comparison; the outcome shows in the Compare view. Returns
+    // false with why when it cannot be pinned (not compiled yet, too many pins).
+    bool pinCurrent(std::string* why = nullptr);
     // True once File > Quit was chosen.
     bool quitRequested() const { return m_quit; }
 
@@ -41,6 +46,7 @@ private:
         return raw;
     }
     void drawMenuBar();
+    void drawCompareMenu();
     void layout(float menuBarHeight);
 
     ExplorerModel& m_model;
@@ -48,6 +54,7 @@ private:
     std::vector<std::unique_ptr<View>> m_views;
     CodeTabsView* m_codeTabs = nullptr;
     RooflineView* m_roofline = nullptr;
+    CompareView* m_compare = nullptr;
     View* m_about = nullptr;
     bool m_quit = false;
 };

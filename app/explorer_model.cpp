@@ -169,6 +169,7 @@ void ExplorerModel::update() {
         startCompile();
     }
     m_runs.update();
+    m_compare.update();
     m_measuredPoints = m_variant ? m_runs.pointsFor(m_variant->name) : std::vector<engine::RooflinePoint>{};
 }
 

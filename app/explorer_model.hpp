@@ -13,6 +13,7 @@
 #include "compile/compiler.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
+#include "compare_model.hpp"
 #include "run_model.hpp"
 #include "templates/template_library.hpp"
 
@@ -102,6 +103,11 @@ public:
     // Measured roofline points of the current variant's runs, drawn by the Roofline panel.
     const std::vector<engine::RooflinePoint>& measuredPoints() const { return m_measuredPoints; }
 
+    // --- Comparison ---------------------------------------------------------------------
+    // Variants pinned for the Compare view. Pin the current one with compare().pin(*this).
+    CompareModel& compare() { return m_compare; }
+    const CompareModel& compare() const { return m_compare; }
+
     // Once per frame on the UI thread: applies arrived results, starts a debounced compile.
     void update();
 
@@ -141,6 +147,7 @@ private:
     std::shared_ptr<engine::Job> m_job;
 
     RunModel m_runs;
+    CompareModel m_compare;
 
     // Declared last so they are destroyed first: the queue joins its worker while the mailbox
     // and compiler it posts to are still alive.

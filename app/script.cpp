@@ -78,6 +78,27 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                     throw error(fmt::format("expected KEY=VALUE, got '{}'", w[i]));
                 c.values.emplace_back(w[i].substr(0, eq), w[i].substr(eq + 1));
             }
+        } else if (cmd == "pin") {
+            if (nargs != 0) throw error("'pin' takes no argument");
+            c.kind = ScriptCommand::Kind::Pin;
+        } else if (cmd == "compare-select") {
+            if (nargs != 2) throw error(fmt::format("'compare-select' takes two pins (A B), got {}", nargs));
+            c.kind = ScriptCommand::Kind::CompareSelect;
+            c.argument = w[1];
+            c.second = w[2];
+        } else if (cmd == "compare-tab") {
+            if (nargs != 1) throw error("'compare-tab' takes one of source, ptx, sass");
+            c.kind = ScriptCommand::Kind::CompareTab;
+            c.argument = w[1];
+            if (c.argument != "source" && c.argument != "ptx" && c.argument != "sass")
+                throw error(fmt::format("unknown compare tab '{}' (source, ptx or sass)", c.argument));
+        } else if (cmd == "export-compare") {
+            if (nargs != 1) throw error("'export-compare' takes one FILE.csv or FILE.md");
+            c.kind = ScriptCommand::Kind::ExportCompare;
+            c.argument = w[1];
+            const std::string ext = std::filesystem::path(c.argument).extension().string();
+            if (ext != ".csv" && ext != ".md")
+                throw error(fmt::format("'export-compare' writes FILE.csv or FILE.md, got '{}'", c.argument));
         } else if (cmd == "wait-compile") {
             if (nargs != 0) throw error("'wait-compile' takes no argument");
             c.kind = ScriptCommand::Kind::WaitCompile;
@@ -92,7 +113,8 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                 throw error(fmt::format("'frames' needs a non-negative number, got '{}'", w[1]));
             }
         } else {
-            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline)",
+            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
+                                    "pin, compare-select, compare-tab, export-compare)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -169,6 +191,37 @@ void ScriptRunner::step(ExplorerApp& app) {
             m_waitStart.reset();
             break;
         }
+        case ScriptCommand::Kind::Pin: {
+            // Waits like wait-compile: a pin needs the ptxas report, the last stage to land.
+            const auto now = std::chrono::steady_clock::now();
+            if (!m_waitStart) m_waitStart = now;
+            if (!model.compileIdle() && now - *m_waitStart < kCompileWaitCap) return;
+            m_waitStart.reset();
+            std::string why;
+            if (!app.pinCurrent(&why)) fail(c, "cannot pin: " + why);
+            break;
+        }
+        case ScriptCommand::Kind::CompareSelect: {
+            const CompareModel& cmp = model.compare();
+            const int a = cmp.find(c.argument);
+            const int b = cmp.find(c.second);
+            auto missing = [&](const std::string& which) {
+                fail(c, fmt::format("no single pin matches '{}' ({} pinned: give a 1-based position or a name)", which,
+                                    cmp.pins().size()));
+            };
+            if (a < 0) missing(c.argument);
+            if (b < 0) missing(c.second);
+            app.showView("compare");
+            app.compare().selectPair(a, b);
+            break;
+        }
+        case ScriptCommand::Kind::CompareTab:
+            app.showView("compare");
+            app.compare().selectDiffTab(c.argument == "ptx" ? DiffTab::Ptx : c.argument == "sass" ? DiffTab::Sass : DiffTab::Source);
+            break;
+        case ScriptCommand::Kind::ExportCompare:
+            if (!app.compare().exportTable(c.argument)) fail(c, app.compare().lastExportMessage());
+            break;
         case ScriptCommand::Kind::Frames:
             if (m_waitFrames < 0) m_waitFrames = c.count;
             if (m_waitFrames > 0) {

@@ -6,9 +6,17 @@
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
 //   tab source|ptx|log       select a code tab
 //   tab occupancy|roofline   open that analysis panel (they sit below the code tabs)
-//   view NAME                open the view titled NAME (case-insensitive: occupancy, roofline, resources)
+//   view NAME                open the view titled NAME (case-insensitive: occupancy, roofline, resources,
+//                            compare)
 //   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
 //   wait-compile             render until the pending compile finished (at most 120 s)
+//   pin                      wait like wait-compile, then pin the current variant for comparison
+//                            (fails when it did not compile; re-pinning a name replaces that pin)
+//   compare-select A B       open the Compare view, diff pins A and B and tick both for the table;
+//                            a pin is its 1-based position, its name, or the distinctive tail of
+//                            its name ("64x128x32_w32x64_s2")
+//   compare-tab source|ptx|sass   select a diff tab of the Compare view
+//   export-compare FILE      write the Compare view's metrics table as FILE.csv or FILE.md
 //   frames N                 render N frames
 //   screenshot FILE          save a PNG of the window (may appear several times)
 // Syntax errors are found when the file is parsed; unknown names and values when the command runs.
@@ -33,9 +41,13 @@ public:
 };
 
 struct ScriptCommand {
-    enum class Kind { Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline };
+    enum class Kind {
+        Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
+        Pin, CompareSelect, CompareTab, ExportCompare
+    };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
+    std::string second;                                       // compare-select: pin B
     std::vector<std::pair<std::string, std::string>> values;  // set
     int count = 0;                                            // frames
     int line = 0;

@@ -13,9 +13,9 @@ constexpr ImU32 rgb(unsigned hex, unsigned alpha = 0xFF) {
     return (alpha << 24) | ((hex & 0xFF) << 16) | (hex & 0xFF00) | ((hex >> 16) & 0xFF);
 }
 
-// Latin-1 plus the few symbols the UI draws as text (dashes, ellipsis, arrows, <= >=). The atlas
+// Latin-1 plus the few symbols the UI draws as text (dashes, ellipsis, arrows, minus, <= >=, the roofline's square and diamond). The atlas
 // keeps a pointer to this table until it is built, hence namespace scope.
-constexpr ImWchar kRanges[] = {0x0020, 0x00FF, 0x2013, 0x2026, 0x2190, 0x2193, 0x2264, 0x2265, 0};
+constexpr ImWchar kRanges[] = {0x0020, 0x00FF, 0x2013, 0x2026, 0x2190, 0x2193, 0x2212, 0x2212, 0x2264, 0x2265, 0x25A0, 0x25A0, 0x25C6, 0x25C6, 0};
 
 }  // namespace
 
@@ -41,6 +41,10 @@ Theme Theme::darkProfessional() {
     p.warnLineBg = rgb(0xE5B45A, 0x30);
     p.searchHitBg = rgb(0x3574F0, 0x60);
     p.currentLineBg = rgb(0xFFFFFF, 0x0C);
+    p.diffRemovedBg = rgb(0xF75464, 0x2C);
+    p.diffAddedBg = rgb(0x5FB865, 0x2C);
+    p.diffFoldBg = rgb(0x3574F0, 0x18);
+    p.bestCellBg = rgb(0x5FB865, 0x30);
 
     auto set = [&](SyntaxClass c, ImU32 v) { p.syntax[static_cast<int>(c)] = v; };
     set(SyntaxClass::Plain, rgb(0xBCBEC4));

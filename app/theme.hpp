@@ -30,6 +30,10 @@ struct Palette {
     ImU32 windowBg, panelBg, codeBg, gutterBg, border, headerBg;
     ImU32 text, textDim, textFaint, accent, accentHover, accentActive;
     ImU32 ok, warn, error, errorLineBg, warnLineBg, searchHitBg, currentLineBg;
+    // Diffs: line backgrounds of lines only in A (removed) or only in B (added), and folds.
+    ImU32 diffRemovedBg, diffAddedBg, diffFoldBg;
+    // Comparison tables: the best value of a row.
+    ImU32 bestCellBg;
     ImU32 syntax[static_cast<int>(SyntaxClass::Count)];
 };
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "arch/arch_database.hpp"
+#include "compile/compiler.hpp"
+#include "run/variant_run.hpp"
 #include "templates/template_library.hpp"
 
 #include <map>
@@ -68,6 +70,7 @@ struct RunArgs {
     unsigned long long seed = 1;
     bool noBaseline = false;
     bool json = false;
+    std::string session;          // record the run in this session file (created when absent)
 };
 int run(const Context& ctx, const RunArgs& args);
 
@@ -78,5 +81,27 @@ struct CalibrateArgs {
     bool json = false;
 };
 int calibrate(const Context& ctx, const CalibrateArgs& args);
+
+// kx session new|list|show|export FILE. Every one throws InputError (exit 2) on a file that is
+// missing, not a session, damaged or from a newer version; `new` on an existing file.
+struct SessionArgs {
+    std::string file;
+    std::string variant;          // show: only this variant
+    std::string format = "json";  // export: "json" (everything but artifact bytes) or "csv" (one row per run)
+    std::string output;           // export: file to write (default stdout)
+};
+int sessionNew(const SessionArgs& args);
+int sessionList(const SessionArgs& args);
+int sessionShow(const SessionArgs& args);
+int sessionExport(const SessionArgs& args);
+
+// For `kx run --session FILE`, before the run: throws InputError when FILE exists but is not a
+// writable session, or is absent and cannot be created, so no GPU time is spent for nothing.
+void checkSessionTarget(const std::string& file);
+// Records a finished run (report.ok) in FILE, creating it when absent, in one transaction: the
+// variant (reused when one with this name has the same config and arch), its source, PTX and
+// resource report, and the run with the device's calibration. Returns "NAME (run ID)".
+std::string recordRun(const std::string& file, const std::string& variantName, const std::string& arch, const engine::Config& config,
+                      const std::string& source, const engine::CompileResult& compiled, const engine::RunReport& report);
 
 }  // namespace kx::cli

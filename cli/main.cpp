@@ -73,6 +73,22 @@ int main(int argc, char** argv) {
     runCmd->add_option("--seed", runArgs.seed, "Seed of the random inputs");
     runCmd->add_flag("--no-baseline", runArgs.noBaseline, "Skip cuBLAS / copy baseline");
     runCmd->add_flag("--json", runArgs.json, "JSON report");
+    runCmd->add_option("--session", runArgs.session, "Record the run (variant, source, PTX, resources, report) in this session file; created when absent");
+
+    cli::SessionArgs sess;
+    CLI::App* sessionCmd = app.add_subcommand("session", "Session files (.kxs): variants, artifacts, runs and notes in one SQLite file");
+    sessionCmd->require_subcommand(1);
+    CLI::App* sessionNew = sessionCmd->add_subcommand("new", "Create an empty session (never overwrites)");
+    sessionNew->add_option("file", sess.file, "Session file (.kxs)")->required();
+    CLI::App* sessionList = sessionCmd->add_subcommand("list", "List the variants with their run counts and best times");
+    sessionList->add_option("file", sess.file, "Session file (.kxs)")->required();
+    CLI::App* sessionShow = sessionCmd->add_subcommand("show", "Show variants in detail: config, notes, artifacts, resources, runs");
+    sessionShow->add_option("file", sess.file, "Session file (.kxs)")->required();
+    sessionShow->add_option("--variant", sess.variant, "Only this variant");
+    CLI::App* sessionExport = sessionCmd->add_subcommand("export", "Export the session as JSON (everything but artifact bytes) or CSV (one row per run)");
+    sessionExport->add_option("file", sess.file, "Session file (.kxs)")->required();
+    sessionExport->add_option("--format", sess.format, "json or csv")->check(CLI::IsMember({"json", "csv"}));
+    sessionExport->add_option("-o,--output", sess.output, "Output file (default stdout)");
 
     cli::CalibrateArgs cal;
     CLI::App* calibrateCmd = app.add_subcommand("calibrate", "Measure the GPU's copy bandwidth and cuBLAS GEMM throughput per dtype");
@@ -124,6 +140,10 @@ int main(int argc, char** argv) {
         if (*occupancy) return cli::occupancy(ctx, occ);
         if (*runCmd) return cli::run(ctx, runArgs);
         if (*calibrateCmd) return cli::calibrate(ctx, cal);
+        if (*sessionNew) return cli::sessionNew(sess);
+        if (*sessionList) return cli::sessionList(sess);
+        if (*sessionShow) return cli::sessionShow(sess);
+        if (*sessionExport) return cli::sessionExport(sess);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;

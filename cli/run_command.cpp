@@ -2,6 +2,7 @@
 
 #include "compile/variant_build.hpp"
 #include "run/calibration.hpp"
+#include "run/run_report_json.hpp"
 #include "run/variant_run.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
@@ -37,45 +38,6 @@ std::string sizesText(const SizeMap& sizes) {
     return text;
 }
 
-nlohmann::json reportJson(const RunReport& r) {
-    nlohmann::json j = {{"ok", r.ok},
-                        {"variant", r.variant},
-                        {"device", r.deviceName},
-                        {"arch", r.deviceArch},
-                        {"sizes", r.sizes},
-                        {"median_ms", r.medianMs},
-                        {"min_ms", r.minMs},
-                        {"max_ms", r.maxMs},
-                        {"reps", r.reps},
-                        {"rotation_sets", r.rotationSets},
-                        {"flops", r.flops},
-                        {"bytes", r.bytes},
-                        {"tflops", r.tflops},
-                        {"gbps", r.gbps},
-                        {"registers", r.registers},
-                        {"driver_blocks_per_sm", r.driverBlocksPerSm},
-                        {"correctness",
-                         {{"passed", r.correctness.passed},
-                          {"method", r.correctness.method},
-                          {"checked", r.correctness.checked},
-                          {"total", r.correctness.total},
-                          {"max_abs_error", r.correctness.maxAbsError},
-                          {"max_rel_error", r.correctness.maxRelError},
-                          {"tolerance", r.correctness.tolerance},
-                          {"first_bad_index", r.correctness.firstBadIndex},
-                          {"first_bad", r.correctness.firstBadText},
-                          {"baseline_compared", r.correctness.baselineCompared},
-                          {"baseline_agrees", r.correctness.baselineAgrees},
-                          {"baseline_max_rel_diff", r.correctness.baselineMaxRelDiff}}}};
-    if (!r.ok) j["error"] = r.error;
-    if (r.baseline)
-        j["baseline"] = {{"name", r.baseline->name}, {"median_ms", r.baseline->medianMs}, {"tflops", r.baseline->tflops},
-                         {"gbps", r.baseline->gbps}, {"speedup", r.baseline->speedup}};
-    if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
-    if (r.pctOfCublasPeak) j["pct_of_cublas_peak"] = *r.pctOfCublasPeak;
-    return j;
-}
-
 void printReport(const RunReport& r, const std::string& archName) {
     fmt::print("{} on {} ({}), {}\n", r.variant, r.deviceName, archName, sizesText(r.sizes));
     const CorrectnessReport& c = r.correctness;
@@ -106,6 +68,8 @@ int run(const Context& ctx, const RunArgs& args) {
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
     const Config config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
     const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+
+    if (!args.session.empty()) checkSessionTarget(args.session);
 
     RunnerClient runner;
     nlohmann::json device;
@@ -140,10 +104,14 @@ int run(const Context& ctx, const RunArgs& args) {
     options.seed = args.seed;
     options.baseline = !args.noBaseline;
     const RunReport report = runVariant(runner, *tmpl, config, *arch, sizes, compiled, options);
-    if (args.json) std::cout << reportJson(report).dump(2) << "\n";
+    if (args.json) std::cout << toJson(report).dump(2) << "\n";
     if (!report.ok) {
         std::cerr << "kx: the run failed: " << report.error << "\n";
         return 1;
+    }
+    if (!args.session.empty()) {
+        const std::string recorded = recordRun(args.session, prepared.name, arch->name, config, prepared.source, compiled, report);
+        std::cerr << "kx: recorded in " << args.session << " as " << recorded << "\n";
     }
     if (!args.json) printReport(report, arch->name);
     return report.correctness.passed ? 0 : 1;

@@ -281,7 +281,9 @@ void RooflineView::rebuild() {
     };
 
     // The predicted point: intensity from the template's formulas at the default sizes.
-    if (const engine::Template* t = model().currentTemplate(); t != nullptr && model().currentArch() != nullptr) {
+    if (model().variant() == nullptr && !model().prepareError().empty()) {
+        m_predictedNote = "No predicted point: " + model().prepareError();
+    } else if (const engine::Template* t = model().currentTemplate(); t != nullptr && model().currentArch() != nullptr) {
         try {
             const engine::SizeMap sizes = model().sizes().empty() ? t->defaultSizes() : model().sizes();
             const double flops = t->flops(model().config(), *model().currentArch(), sizes);

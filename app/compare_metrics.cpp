@@ -1,0 +1,364 @@
+#include "compare_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace kx::app {
+
+namespace {
+
+constexpr const char* kDash = "\u2014";
+
+std::vector<std::string> splitWords(const std::string& name) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t us = name.find('_', start);
+        const std::size_t end = us == std::string::npos ? name.size() : us;
+        out.push_back(name.substr(start, end - start));
+        if (us == std::string::npos) break;
+        start = us + 1;
+    }
+    return out;
+}
+
+std::string kib(double bytes) {
+    if (bytes < 1024) return fmt::format("{:.0f} B", bytes);
+    return fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
+
+// Builds one row from a value per variant; texts come from format, or a dash when absent.
+class RowBuilder {
+public:
+    RowBuilder(std::vector<MetricRow>& rows, std::size_t n) : m_rows(rows), m_n(n) {}
+
+    void section(std::string title) {
+        MetricRow r;
+        r.section = std::move(title);
+        m_rows.push_back(std::move(r));
+    }
+
+    template <class Value, class Format>
+    MetricRow& add(std::string label, std::string unit, Better better, std::string help, Value value, Format format) {
+        MetricRow r;
+        r.label = std::move(label);
+        r.unit = std::move(unit);
+        r.help = std::move(help);
+        r.better = better;
+        for (std::size_t i = 0; i < m_n; ++i) {
+            const std::optional<double> v = value(i);
+            r.values.push_back(v);
+            r.texts.push_back(v ? format(*v) : std::string(kDash));
+        }
+        finish(r);
+        m_rows.push_back(std::move(r));
+        return m_rows.back();
+    }
+
+    // A text-only row (limiter, verdict).
+    MetricRow& addText(std::string label, std::string help, std::vector<std::string> texts) {
+        MetricRow r;
+        r.label = std::move(label);
+        r.help = std::move(help);
+        r.values.assign(m_n, std::nullopt);
+        r.texts = std::move(texts);
+        finish(r);
+        m_rows.push_back(std::move(r));
+        return m_rows.back();
+    }
+
+private:
+    void finish(MetricRow& r) const {
+        r.best.assign(m_n, false);
+        r.bad.assign(m_n, false);
+        r.allEqual = std::all_of(r.texts.begin(), r.texts.end(), [&](const std::string& t) { return t == r.texts.front(); });
+        if (r.better == Better::None || r.allEqual) return;
+        std::optional<double> best;
+        int known = 0;
+        for (const auto& v : r.values) {
+            if (!v) continue;
+            ++known;
+            if (!best || (r.better == Better::Lower ? *v < *best : *v > *best)) best = *v;
+        }
+        // One known value is not a comparison: nothing to highlight.
+        if (known < 2) return;
+        for (std::size_t i = 0; i < m_n; ++i) {
+            r.best[i] = r.values[i] && std::fabs(*r.values[i] - *best) <= 1e-9 * std::max(1.0, std::fabs(*best));
+        }
+    }
+
+    std::vector<MetricRow>& m_rows;
+    std::size_t m_n;
+};
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string number(double v) {
+    // Enough digits to round-trip what the table shows, without float noise.
+    std::string s = fmt::format("{:.6g}", v);
+    return s;
+}
+
+}  // namespace
+
+std::vector<std::string> distinctiveNames(const std::vector<std::string>& names) {
+    std::vector<std::vector<std::string>> words;
+    for (const auto& n : names) words.push_back(splitWords(n));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        std::string s;
+        for (const std::string& w : words[i]) {
+            const bool shared = names.size() > 1 && std::all_of(words.begin(), words.end(), [&](const auto& other) {
+                                    return std::find(other.begin(), other.end(), w) != other.end();
+                                });
+            if (!shared) s += (s.empty() ? "" : "_") + w;
+        }
+        out.push_back(s.empty() ? names[i] : s);
+    }
+    return out;
+}
+
+MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std::vector<const engine::RunReport*>& runs) {
+    MetricTable t;
+    const std::size_t n = variants.size();
+    for (const auto& v : variants) {
+        t.names.push_back(v->name);
+        t.arches.push_back(v->arch);
+    }
+    t.columns = distinctiveNames(t.names);
+    // Variants on different arches are named by arch too: the same config name means little.
+    std::set<std::string> arches(t.arches.begin(), t.arches.end());
+    if (arches.size() > 1) {
+        for (std::size_t i = 0; i < n; ++i) t.columns[i] += " @" + t.arches[i];
+    }
+    auto run = [&](std::size_t i) -> const engine::RunReport* { return i < runs.size() ? runs[i] : nullptr; };
+    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return *variants[i]; };
+    RowBuilder b(t.rows, n);
+    auto fixed = [](int decimals) { return [decimals](double v) { return fmt::format("{:.{}f}", v, decimals); }; };
+    auto integer = [](double v) { return fmt::format("{:.0f}", v); };
+
+    const bool anyRun = std::any_of(runs.begin(), runs.end(), [](const engine::RunReport* r) { return r != nullptr; });
+    b.section("Timing");
+    if (!anyRun) {
+        // Eight rows of dashes say less than one line saying why.
+        b.addText("Runs", "Run a variant (Run panel, needs an NVIDIA GPU) and its timing fills this section; runs made "
+                          "after pinning count too.",
+                  std::vector<std::string>(n, "not run"));
+    } else {
+        b.add("Time (median)", "ms", Better::Lower, "Median kernel time of the latest successful run.",
+              [&](std::size_t i) -> std::optional<double> {
+                  if (const auto* r = run(i)) return r->medianMs;
+                  return std::nullopt;
+              },
+              fixed(3));
+        b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.",
+              [&](std::size_t i) -> std::optional<double> {
+                  if (const auto* r = run(i); r && r->tflops > 0) return r->tflops;
+                  return std::nullopt;
+              },
+              fixed(2));
+        b.add("Bandwidth", "GB/s", Better::Higher, "Least bytes formula / median time (a lower bound on real traffic).",
+              [&](std::size_t i) -> std::optional<double> {
+                  if (const auto* r = run(i); r && r->gbps > 0) return r->gbps;
+                  return std::nullopt;
+              },
+              fixed(0));
+        b.add("% of ceiling", "%", Better::Higher,
+              "Share of the calibrated ceiling (kx calibrate): cuBLAS peak for GEMMs, copy bandwidth for memory-bound "
+              "kernels. Empty without a calibration of the run's device.",
+              [&](std::size_t i) -> std::optional<double> {
+                  const auto* r = run(i);
+                  if (!r) return std::nullopt;
+                  if (r->pctOfCublasPeak) return *r->pctOfCublasPeak;
+                  if (r->pctOfCopyBandwidth) return *r->pctOfCopyBandwidth;
+                  return std::nullopt;
+              },
+              fixed(1));
+        b.add("vs baseline", "x", Better::Higher,
+              "Baseline time / kernel time, both timed in the same run (cuBLAS for GEMM, a device copy for "
+              "memory-bound kernels): above 1 the kernel is faster.",
+              [&](std::size_t i) -> std::optional<double> {
+                  if (const auto* r = run(i); r && r->baseline && r->baseline->speedup > 0) return r->baseline->speedup;
+                  return std::nullopt;
+              },
+              [](double v) { return fmt::format("{:.2f}\u00d7", v); });
+        b.add("vs first column", "x", Better::Higher, "The first column's time / this variant's time: above 1 is faster.",
+              [&](std::size_t i) -> std::optional<double> {
+                  const auto* first = run(0);
+                  const auto* r = run(i);
+                  if (!first || !r || r->medianMs <= 0) return std::nullopt;
+                  return first->medianMs / r->medianMs;
+              },
+              [](double v) { return fmt::format("{:.2f}\u00d7", v); });
+        {
+            std::vector<std::string> verdicts, sizes;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto* r = run(i);
+                verdicts.push_back(!r ? kDash : r->correctness.passed ? "pass" : "FAIL");
+                std::string s;
+                if (r) {
+                    for (const auto& [k, v] : r->sizes) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+                }
+                sizes.push_back(r ? s : kDash);
+            }
+            MetricRow& c = b.addText("Correct", "Outputs checked against a float64 reference.", verdicts);
+            for (std::size_t i = 0; i < n; ++i) c.bad[i] = c.texts[i] == "FAIL";
+            b.addText("Problem", "The sizes the run was made at: compare timings only at equal sizes.", sizes);
+        }
+    }
+
+    b.section("Resources (ptxas)");
+    b.add("Registers", "/thread", Better::Lower, "Registers per thread (ptxas).",
+          [&](std::size_t i) -> std::optional<double> { return snap(i).resources.registers; }, integer);
+    b.add("Static smem", "bytes", Better::None, "Static shared memory per block (ptxas).",
+          [&](std::size_t i) -> std::optional<double> { return static_cast<double>(snap(i).resources.sharedBytes); }, kib);
+    b.add("Dynamic smem", "bytes", Better::None, "Dynamic shared memory per block, from the launch formula.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (!snap(i).launch) return std::nullopt;
+              return static_cast<double>(snap(i).launch->dynamicSmemBytes);
+          },
+          kib);
+    {
+        MetricRow& r = b.add("Spills", "bytes", Better::Lower, "Spill stores + spill loads per thread (ptxas): local memory traffic.",
+                             [&](std::size_t i) -> std::optional<double> {
+                                 return static_cast<double>(snap(i).resources.spillStoreBytes + snap(i).resources.spillLoadBytes);
+                             },
+                             kib);
+        for (std::size_t i = 0; i < n; ++i) r.bad[i] = r.values[i] && *r.values[i] > 0;
+    }
+    b.add("Threads", "/block", Better::None, "Threads per block.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (!snap(i).launch) return std::nullopt;
+              return static_cast<double>(snap(i).launch->threadsPerBlock());
+          },
+          integer);
+    b.add("Blocks", "grid", Better::None, "Blocks in the grid at the default sizes: fewer than SMs x blocks/SM leaves SMs idle.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (!snap(i).launch) return std::nullopt;
+              return static_cast<double>(snap(i).launch->blocks());
+          },
+          integer);
+
+    b.section("Occupancy and roofline");
+    b.add("Occupancy", "%", Better::Higher, "Active warps / maximum warps per SM (the CUDA occupancy calculator).",
+          [&](std::size_t i) -> std::optional<double> {
+              if (!snap(i).occupancy) return std::nullopt;
+              return snap(i).occupancy->occupancy * 100.0;
+          },
+          fixed(1));
+    b.add("Blocks/SM", "", Better::None, "Resident blocks per SM.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (!snap(i).occupancy) return std::nullopt;
+              return snap(i).occupancy->blocksPerSm;
+          },
+          integer);
+    {
+        std::vector<std::string> limiters;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& occ = snap(i).occupancy;
+            std::string s;
+            if (occ) {
+                for (const auto l : occ->limiters) s += (s.empty() ? "" : " + ") + std::string(engine::limiterName(l));
+            }
+            limiters.push_back(occ ? s : kDash);
+        }
+        b.addText("Limiter", "The resource(s) that cap blocks per SM.", limiters);
+    }
+    b.add("Predicted AI", "FLOP/B", Better::None,
+          "FLOP formula / least bytes at the default sizes. A property of the problem, not of the tile: equal "
+          "for every tile shape of one problem.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (snap(i).predictedAi <= 0) return std::nullopt;
+              return snap(i).predictedAi;
+          },
+          fixed(1));
+
+    b.section("Instruction mix (PTX, static)");
+    auto cat = [&](engine::InstrCategory c, Better better, const char* help) {
+        b.add(engine::categoryLabel(c), "instr", better, help,
+              [&, c](std::size_t i) -> std::optional<double> { return snap(i).mix[c]; }, integer);
+    };
+    b.add("Instructions", "instr", Better::None, "Every instruction in the PTX listing once (loops count once).",
+          [&](std::size_t i) -> std::optional<double> { return snap(i).mix.total(); }, integer);
+    cat(engine::InstrCategory::Fp32, Better::None, "FP32 FMA/ADD/MUL: the SIMT math. More per loaded byte is the point of a bigger tile.");
+    cat(engine::InstrCategory::TensorCore, Better::None, "mma / wgmma instructions.");
+    // Global loads by width: one row per width any variant uses, widest first.
+    std::set<int, std::greater<>> widths;
+    for (std::size_t i = 0; i < n; ++i)
+        for (const auto& [w, count] : snap(i).mix.counts.globalLoads) widths.insert(w);
+    for (int w : widths) {
+        b.add("Global loads " + engine::widthLabel(w), "instr", Better::None,
+              "ld.global of this width per thread: 128-bit loads move four times the bytes per instruction of 32-bit ones.",
+              [&, w](std::size_t i) -> std::optional<double> {
+                  const auto& g = snap(i).mix.counts.globalLoads;
+                  const auto it = g.find(w);
+                  return it == g.end() ? 0.0 : static_cast<double>(it->second);
+              },
+              integer);
+    }
+    cat(engine::InstrCategory::AsyncCopy, Better::None, "cp.async: global to shared without registers (sm_80+).");
+    cat(engine::InstrCategory::SharedLoad, Better::None, "ld.shared / ldmatrix.");
+    cat(engine::InstrCategory::Barrier, Better::None, "bar.sync and friends: each one stalls the block until all warps arrive.");
+    {
+        MetricRow& r = b.add("Local memory", "instr", Better::Lower, "ld.local / st.local: spills or run-time-indexed arrays.",
+                             [&](std::size_t i) -> std::optional<double> { return snap(i).mix.counts.localMemory(); }, integer);
+        for (std::size_t i = 0; i < n; ++i) r.bad[i] = r.values[i] && *r.values[i] > 0;
+    }
+    return t;
+}
+
+std::string metricTableCsv(const MetricTable& table) {
+    std::string out = "metric,unit";
+    for (const auto& n : table.names) out += "," + csvField(n);
+    out += "\n";
+    for (const MetricRow& r : table.rows) {
+        if (!r.section.empty()) continue;
+        out += csvField(r.label) + "," + csvField(r.unit);
+        for (std::size_t i = 0; i < r.texts.size(); ++i) {
+            // Numbers unformatted (no units, no "×"); text rows as shown; unknown empty.
+            const std::string cell = r.values[i] ? number(*r.values[i]) : (r.texts[i] == kDash ? "" : r.texts[i]);
+            out += "," + csvField(cell);
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string metricTableMarkdown(const MetricTable& table) {
+    auto escape = [](const std::string& s) {
+        std::string e;
+        for (char c : s) e += c == '|' ? std::string("\\|") : std::string(1, c);
+        return e;
+    };
+    std::string out = "| metric |";
+    for (std::size_t i = 0; i < table.columns.size(); ++i) out += " `" + escape(table.names[i]) + "` (" + table.arches[i] + ") |";
+    out += "\n|---|";
+    for (std::size_t i = 0; i < table.columns.size(); ++i) out += "---:|";
+    out += "\n";
+    for (const MetricRow& r : table.rows) {
+        if (!r.section.empty()) {
+            out += "| **" + escape(r.section) + "** |";
+            for (std::size_t i = 0; i < table.columns.size(); ++i) out += " |";
+            out += "\n";
+            continue;
+        }
+        out += "| " + escape(r.label) + (r.unit.empty() || r.unit == "x" ? "" : " (" + r.unit + ")") + " |";
+        for (std::size_t i = 0; i < r.texts.size(); ++i) {
+            const std::string cell = escape(r.texts[i]);
+            out += " " + (r.best[i] ? "**" + cell + "**" : cell) + " |";
+        }
+        out += "\n";
+    }
+    out += "\nBest value of each row in bold (lower time, registers and spills; higher throughput and occupancy).\n";
+    return out;
+}
+
+}  // namespace kx::app

@@ -1,0 +1,272 @@
+#include "widgets/diff_view.hpp"
+
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kx::app {
+
+namespace {
+
+constexpr int kTabWidth = 4;
+constexpr int kMaxContext = 20;
+
+std::string expandTabs(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    int column = 0;
+    for (char c : text) {
+        if (c == '\t') {
+            const int n = kTabWidth - column % kTabWidth;
+            out.append(static_cast<std::size_t>(n), ' ');
+            column += n;
+        } else {
+            out += c;
+            column = c == '\n' ? 0 : column + 1;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void DiffView::recompute() {
+    m_a = expandTabs(m_rawA);
+    m_b = expandTabs(m_rawB);
+    m_linesA = diff::splitLines(m_a);
+    m_linesB = diff::splitLines(m_b);
+    m_diff = diff::computeLineDiff(m_linesA, m_linesB);
+    m_sideRows = diff::sideBySide(m_diff.unified);
+    m_unfolded.clear();
+    m_computed = true;
+    m_builtUnfolded = static_cast<std::size_t>(-1);  // force refold
+}
+
+void DiffView::refold() {
+    m_builtSideBySide = m_sideBySide;
+    m_builtOnlyChanges = m_onlyChanges;
+    m_builtContext = m_context;
+    m_builtUnfolded = m_unfolded.size();
+    const std::vector<diff::Row>& rows = m_sideBySide ? m_sideRows : m_diff.unified;
+    m_display.clear();
+    if (!m_onlyChanges) {
+        m_display.reserve(rows.size());
+        for (int i = 0; i < static_cast<int>(rows.size()); ++i) m_display.push_back({i, 0, 0});
+        return;
+    }
+    // Folds the user opened are replaced by the rows they hid. Fold names (first hidden row)
+    // depend on the mode and context, so opened folds are forgotten when those change.
+    for (const diff::DisplayRow& d : diff::foldUnchanged(rows, m_context)) {
+        if (d.row < 0 && m_unfolded.count(d.first) != 0) {
+            for (int k = d.first; k < d.first + d.hidden; ++k) m_display.push_back({k, 0, 0});
+        } else {
+            m_display.push_back(d);
+        }
+    }
+}
+
+void DiffView::draw(const char* id, const std::string& a, const std::string& b, const Theme& theme,
+                    const DiffViewOptions& options) {
+    ImGui::PushID(id);
+    if (!m_computed || a != m_rawA || b != m_rawB) {
+        m_rawA = a;
+        m_rawB = b;
+        recompute();
+    }
+    drawToolbar(theme, options);
+    if (m_builtSideBySide != m_sideBySide || m_builtContext != m_context) m_unfolded.clear();
+    if (m_builtSideBySide != m_sideBySide || m_builtOnlyChanges != m_onlyChanges || m_builtContext != m_context ||
+        m_builtUnfolded != m_unfolded.size())
+        refold();
+
+    const Palette& pal = theme.palette();
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, Theme::toVec4(pal.codeBg));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    if (ImGui::BeginChild("##diff", ImVec2(0, 0), true)) drawRows(theme, options);
+    ImGui::EndChild();
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor();
+    ImGui::PopID();
+}
+
+void DiffView::drawToolbar(const Theme& theme, const DiffViewOptions& options) {
+    const Palette& pal = theme.palette();
+    if (ImGui::RadioButton("Side by side", m_sideBySide)) m_sideBySide = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Unified", !m_sideBySide)) m_sideBySide = false;
+    ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+    ImGui::Checkbox("Only changes", &m_onlyChanges);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Collapse unchanged runs, keeping lines of context around each change.");
+    if (m_onlyChanges) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        ImGui::SliderInt("context", &m_context, 0, kMaxContext);
+    }
+    ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+    if (m_diff.identical()) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "identical (%zu lines)", m_linesA.size());
+    } else {
+        ImGui::TextColored(Theme::toVec4(pal.ok), "+%d", m_diff.added);
+        ImGui::SameLine(0, ImGui::GetFontSize() * 0.5f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "\u2212%d", m_diff.removed);
+        if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%d lines only in B (%s)\n%d lines only in A (%s)\nA has %zu lines, B %zu", m_diff.added,
+                              options.labelB.c_str(), m_diff.removed, options.labelA.c_str(), m_linesA.size(),
+                              m_linesB.size());
+        }
+    }
+}
+
+void DiffView::drawCell(const Theme& theme, CodeLanguage language, const std::vector<std::string_view>& lines, int line,
+                        diff::RowKind kind, bool leftSide, float x0, float x1, float y, float lineH) {
+    const Palette& pal = theme.palette();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImFont* font = ImGui::GetFont();
+    const float fontSize = ImGui::GetFontSize();
+    const float charW = ImGui::CalcTextSize("M").x;
+    const int digits = static_cast<int>(std::to_string(std::max(lines.size(), std::size_t{100})).size());
+    const float gutterW = charW * static_cast<float>(digits) + theme.sizes().gutterPadding;
+    const float textY = y + (lineH - fontSize) * 0.5f;
+
+    // Left side: only-in-A lines are "removed"; right side: only-in-B lines are "added".
+    ImU32 bg = 0;
+    if (kind == diff::RowKind::Removed || (kind == diff::RowKind::Changed && leftSide)) bg = pal.diffRemovedBg;
+    if (kind == diff::RowKind::Added || (kind == diff::RowKind::Changed && !leftSide)) bg = pal.diffAddedBg;
+    if (line == 0) {
+        // The side has no line here: hatch-free blank, a shade darker so the gap reads as a gap.
+        dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + lineH), pal.gutterBg);
+        return;
+    }
+    if (bg != 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + lineH), bg);
+    dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + gutterW, y + lineH), pal.gutterBg);
+    if (bg != 0) dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + gutterW, y + lineH), bg);
+    const std::string number = std::to_string(line);
+    dl->AddText(font, fontSize, ImVec2(x0 + gutterW - theme.sizes().gutterPadding * 0.5f - charW * static_cast<float>(number.size()), textY),
+                kind == diff::RowKind::Same ? pal.textFaint : pal.textDim, number.c_str());
+
+    const std::string_view text = lines[static_cast<std::size_t>(line - 1)];
+    const float textX = x0 + gutterW + charW;
+    dl->PushClipRect(ImVec2(textX, y), ImVec2(x1 - 2, y + lineH), true);
+    m_tokens.clear();
+    bool inBlock = false;  // per line: a block comment spanning lines is rare in generated code
+    tokenizeLine(text, language, inBlock, m_tokens);
+    for (const SyntaxToken& t : m_tokens) {
+        const float x = textX + charW * static_cast<float>(t.start);
+        if (x > x1) break;
+        dl->AddText(font, fontSize, ImVec2(x, textY), theme.syntax(t.cls), text.data() + t.start,
+                    text.data() + t.start + t.length);
+    }
+    dl->PopClipRect();
+}
+
+void DiffView::drawRows(const Theme& theme, const DiffViewOptions& options) {
+    const Palette& pal = theme.palette();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fontSize = ImGui::GetFontSize();
+    const float lineH = std::floor(fontSize * 1.35f);
+    const float charW = ImGui::CalcTextSize("M").x;
+    const float left = ImGui::GetWindowPos().x;
+    const float width = ImGui::GetWindowContentRegionMax().x;
+    const float right = left + width;
+    const float mid = std::floor(left + width * 0.5f);
+
+    // Sticky header naming the sides.
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), pal.headerBg);
+        const float ty = p.y + (lineH - fontSize) * 0.5f;
+        if (m_sideBySide) {
+            dl->PushClipRect(ImVec2(left, p.y), ImVec2(mid - 4, p.y + lineH), true);
+            dl->AddText(ImVec2(left + charW, ty), pal.error, ("A  " + options.labelA).c_str());
+            dl->PopClipRect();
+            dl->AddText(ImVec2(mid + charW, ty), pal.ok, ("B  " + options.labelB).c_str());
+        } else {
+            dl->PushClipRect(ImVec2(left, p.y), ImVec2(right, p.y + lineH), true);
+            dl->AddText(ImVec2(left + charW, ty), pal.text,
+                        fmt::format("\u2212 A  {}     + B  {}", options.labelA, options.labelB).c_str());
+            dl->PopClipRect();
+        }
+        ImGui::Dummy(ImVec2(width, lineH));
+    }
+    if (m_linesA.empty() && m_linesB.empty()) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "  Both texts are empty.");
+        return;
+    }
+
+    const std::vector<diff::Row>& rows = m_sideBySide ? m_sideRows : m_diff.unified;
+    const float numW = charW * static_cast<float>(std::to_string(std::max({m_linesA.size(), m_linesB.size(), std::size_t{100}})).size());
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(m_display.size()), lineH);
+    int clickedFold = -1;
+    while (clipper.Step()) {
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const diff::DisplayRow& d = m_display[static_cast<std::size_t>(i)];
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            if (d.row < 0) {
+                ImGui::PushID(d.first);
+                const bool clicked = ImGui::InvisibleButton("##fold", ImVec2(width, lineH));
+                const bool hovered = ImGui::IsItemHovered();
+                ImGui::PopID();
+                dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), hovered ? pal.headerBg : pal.diffFoldBg);
+                const std::string text = fmt::format("\u2026 {} unchanged line{}", d.hidden, d.hidden == 1 ? "" : "s");
+                dl->AddText(ImVec2(left + charW * 2, p.y + (lineH - fontSize) * 0.5f), pal.textDim, text.c_str());
+                if (hovered) ImGui::SetTooltip("Click to show them");
+                if (clicked) clickedFold = d.first;
+                continue;
+            }
+            const diff::Row& r = rows[static_cast<std::size_t>(d.row)];
+            if (m_sideBySide) {
+                drawCell(theme, options.language, m_linesA, r.lineA, r.kind, true, left, mid, p.y, lineH);
+                drawCell(theme, options.language, m_linesB, r.lineB, r.kind, false, mid, right, p.y, lineH);
+                dl->AddLine(ImVec2(mid, p.y), ImVec2(mid, p.y + lineH), pal.border);
+            } else {
+                // Unified: both numbers in the gutter, a +/− marker, the line from whichever side has it.
+                const bool fromA = r.kind == diff::RowKind::Removed;
+                const ImU32 bg = r.kind == diff::RowKind::Removed ? pal.diffRemovedBg
+                                 : r.kind == diff::RowKind::Added ? pal.diffAddedBg
+                                                                  : 0;
+                if (bg != 0) dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), bg);
+                const float ty = p.y + (lineH - fontSize) * 0.5f;
+                const float gutterW = numW * 2 + charW * 4;
+                dl->AddRectFilled(ImVec2(left, p.y), ImVec2(left + gutterW, p.y + lineH), pal.gutterBg);
+                if (bg != 0) dl->AddRectFilled(ImVec2(left, p.y), ImVec2(left + gutterW, p.y + lineH), bg);
+                if (r.lineA > 0) {
+                    const std::string n = std::to_string(r.lineA);
+                    dl->AddText(ImVec2(left + charW + numW - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
+                }
+                if (r.lineB > 0) {
+                    const std::string n = std::to_string(r.lineB);
+                    dl->AddText(ImVec2(left + charW * 2 + numW * 2 - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
+                }
+                const char* marker = r.kind == diff::RowKind::Removed ? "\u2212" : r.kind == diff::RowKind::Added ? "+" : " ";
+                dl->AddText(ImVec2(left + gutterW - charW * 1.2f, ty), fromA ? pal.error : pal.ok, marker);
+                const int line = fromA ? r.lineA : r.lineB;
+                const std::vector<std::string_view>& lines = fromA ? m_linesA : m_linesB;
+                // Reuse the cell painter without its gutter: numbers are already drawn.
+                const std::string_view text = lines[static_cast<std::size_t>(line - 1)];
+                m_tokens.clear();
+                bool inBlock = false;
+                tokenizeLine(text, options.language, inBlock, m_tokens);
+                const float textX = left + gutterW + charW;
+                dl->PushClipRect(ImVec2(textX, p.y), ImVec2(right - 2, p.y + lineH), true);
+                for (const SyntaxToken& t : m_tokens) {
+                    const float x = textX + charW * static_cast<float>(t.start);
+                    if (x > right) break;
+                    dl->AddText(ImGui::GetFont(), fontSize, ImVec2(x, ty), theme.syntax(t.cls), text.data() + t.start,
+                                text.data() + t.start + t.length);
+                }
+                dl->PopClipRect();
+            }
+            ImGui::Dummy(ImVec2(width, lineH));
+        }
+    }
+    clipper.End();
+    ImGui::PopStyleVar();
+    if (clickedFold >= 0) m_unfolded.insert(clickedFold);
+}
+
+}  // namespace kx::app

@@ -1,0 +1,186 @@
+// kx session new|list|show|export, and the recording of `kx run --session`.
+#include "commands.hpp"
+
+#include "run/calibration.hpp"
+#include "run/run_report_json.hpp"
+#include "store/schema.hpp"
+#include "store/session_store.hpp"
+#include "util/error.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+namespace kx::cli {
+using namespace kx::engine;
+
+namespace {
+
+// The resource report artifact: the ptxas report of each kernel, as JSON.
+std::string resourcesJson(const std::vector<KernelResources>& kernels) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const KernelResources& k : kernels)
+        list.push_back({{"function", k.function},
+                        {"registers", k.registers},
+                        {"shared_bytes", k.sharedBytes},
+                        {"constant_bytes", k.constantBytes},
+                        {"stack_frame_bytes", k.stackFrameBytes},
+                        {"spill_store_bytes", k.spillStoreBytes},
+                        {"spill_load_bytes", k.spillLoadBytes},
+                        {"barriers", k.barriers}});
+    return list.dump(2);
+}
+
+std::string calibrationJson(const std::string& device) {
+    const auto c = loadCalibration(device);
+    if (!c) return "";
+    return nlohmann::json{{"device", c->device}, {"measured_at", c->measuredAt}, {"copy_gbs", c->copyGBs},
+                          {"gemm_tflops", c->gemmTflops}, {"gemm_size", c->gemmSize}}
+        .dump();
+}
+
+// The variant to record into: the one with this name when its config and arch match, else a new
+// one, named "NAME@ARCH" or "NAME-2", "NAME-3"... when the name is taken by another config.
+std::int64_t variantFor(SessionStore& store, const std::string& name, const std::string& arch, const Config& config) {
+    for (int attempt = 0;; ++attempt) {
+        const std::string candidate = attempt == 0 ? name : attempt == 1 ? name + "@" + arch : name + "-" + std::to_string(attempt);
+        const auto existing = store.findVariant(candidate);
+        if (!existing) return store.addVariant(candidate, arch, config);
+        if (existing->config == config && existing->arch == arch) return existing->id;
+    }
+}
+
+std::string fmtMs(const std::optional<double>& ms) { return ms ? fmt::format("{:.4f}", *ms) : "-"; }
+
+void printResources(const std::string& json) {
+    const nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
+    if (!list.is_array()) {
+        fmt::print("    (unreadable resource report)\n");
+        return;
+    }
+    for (const auto& k : list)
+        fmt::print("    {}: {} registers, {} B shared, {} B stack, spills {} B stored / {} B loaded, {} barriers\n",
+                   k.value("function", "?"), k.value("registers", 0), k.value("shared_bytes", 0LL), k.value("stack_frame_bytes", 0LL),
+                   k.value("spill_store_bytes", 0LL), k.value("spill_load_bytes", 0LL), k.value("barriers", 0));
+}
+
+void printVariant(const SessionStore& store, const SessionVariant& v) {
+    fmt::print("{} (id {})\n", v.name, v.id);
+    fmt::print("  template   {}   arch {}\n", v.config.templateId, v.arch);
+    fmt::print("  config     {}\n", v.config.canonical());
+    if (!v.notes.empty()) fmt::print("  notes      {}\n", v.notes);
+    fmt::print("  created    {}   updated {}\n", v.createdAt, v.updatedAt);
+    const auto artifacts = store.artifactsOf(v.id);
+    for (const ArtifactInfo& a : artifacts) fmt::print("  {:<10} {} bytes  {}\n", artifactKindName(a.kind), a.size, a.hash);
+    if (const auto resources = store.artifactOf(v.id, ArtifactKind::Resources)) {
+        fmt::print("  resources\n");
+        printResources(*resources);
+    }
+    const auto runs = store.runsOf(v.id);
+    fmt::print("  runs       {}\n", runs.size());
+    for (const StoredRun& run : runs) {
+        const RunReport& r = run.report;
+        std::string sizes;
+        for (const auto& [k, value] : r.sizes) sizes += (sizes.empty() ? "" : ",") + k + "=" + std::to_string(value);
+        std::string line = fmt::format("    #{} {} {} [{}]  ", run.id, run.createdAt, run.device, sizes);
+        if (!r.ok) {
+            line += "failed: " + r.error;
+        } else {
+            line += fmt::format("{} {:.4f} ms  {:.2f} TFLOP/s  {:.1f} GB/s", r.correctness.passed ? "PASS" : "FAIL", r.medianMs, r.tflops, r.gbps);
+            if (r.pctOfCublasPeak) line += fmt::format("  {:.1f}% of cuBLAS peak", *r.pctOfCublasPeak);
+            if (r.pctOfCopyBandwidth) line += fmt::format("  {:.1f}% of copy bandwidth", *r.pctOfCopyBandwidth);
+            if (r.baseline && r.baseline->speedup > 0) line += fmt::format("  {:.2f}x {}", r.baseline->speedup, r.baseline->name);
+            if (!run.calibrationJson.empty()) line += "  (calibrated)";
+        }
+        fmt::print("{}\n", line);
+    }
+}
+
+}  // namespace
+
+int sessionNew(const SessionArgs& args) {
+    const SessionStore store = SessionStore::create(args.file);
+    fmt::print("created {} (schema {})\n", args.file, store.schemaVersion());
+    return 0;
+}
+
+int sessionList(const SessionArgs& args) {
+    const SessionStore store = SessionStore::open(args.file);
+    const auto summaries = store.summaries();
+    if (summaries.empty()) {
+        fmt::print("{}: no variants yet\n", args.file);
+        return 0;
+    }
+    std::size_t width = 7;
+    for (const auto& s : summaries) width = std::max(width, s.variant.name.size());
+    fmt::print("{:<{}}  {:<10} {:<8} {:>5}  {:>10}\n", "VARIANT", width, "TEMPLATE", "ARCH", "RUNS", "BEST MS");
+    for (const auto& s : summaries)
+        fmt::print("{:<{}}  {:<10} {:<8} {:>5}  {:>10}\n", s.variant.name, width, s.variant.config.templateId, s.variant.arch, s.runCount,
+                   fmtMs(s.bestMs));
+    return 0;
+}
+
+int sessionShow(const SessionArgs& args) {
+    const SessionStore store = SessionStore::open(args.file);
+    if (!args.variant.empty()) {
+        const auto v = store.findVariant(args.variant);
+        if (!v) throw InputError("the session " + args.file + " has no variant named '" + args.variant + "' (see 'kx session list')");
+        printVariant(store, *v);
+        return 0;
+    }
+    const auto variants = store.variants();
+    fmt::print("{}: schema {}, {} variant{}{}\n", args.file, store.schemaVersion(), variants.size(), variants.size() == 1 ? "" : "s",
+               store.readOnly() ? " (read-only)" : "");
+    for (const auto& v : variants) {
+        fmt::print("\n");
+        printVariant(store, v);
+    }
+    return 0;
+}
+
+int sessionExport(const SessionArgs& args) {
+    const SessionStore store = SessionStore::open(args.file);
+    const std::string text = args.format == "csv" ? store.exportCsv()
+                                                  : store.exportJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (args.output.empty()) {
+        std::cout << text;
+        return 0;
+    }
+    std::ofstream out(args.output, std::ios::binary);
+    if (!out) throw InputError("cannot write " + args.output);
+    out << text;
+    return 0;
+}
+
+void checkSessionTarget(const std::string& file) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) {
+        if (SessionStore::open(file).readOnly()) throw InputError(file + " is read-only: the run could not be recorded there");
+        return;
+    }
+    const std::filesystem::path parent = std::filesystem::absolute(file).parent_path();
+    if (!std::filesystem::is_directory(parent, ec) || ::access(parent.c_str(), W_OK) != 0)
+        throw InputError("cannot create the session " + file + ": its folder does not exist or is not writable");
+}
+
+std::string recordRun(const std::string& file, const std::string& variantName, const std::string& arch, const Config& config,
+                      const std::string& source, const CompileResult& compiled, const RunReport& report) {
+    std::error_code ec;
+    SessionStore store = std::filesystem::exists(file, ec) ? SessionStore::open(file) : SessionStore::create(file);
+    std::string recorded;
+    store.transaction([&] {
+        const std::int64_t id = variantFor(store, variantName, arch, config);
+        store.storeArtifact(id, ArtifactKind::Source, source);
+        if (!compiled.ptx.empty()) store.storeArtifact(id, ArtifactKind::Ptx, compiled.ptx);
+        if (compiled.assembled) store.storeArtifact(id, ArtifactKind::Resources, resourcesJson(compiled.kernels));
+        const std::int64_t run = store.addRun(id, report, calibrationJson(report.deviceName));
+        recorded = store.variant(id)->name + " (run " + std::to_string(run) + ")";
+    });
+    return recorded;
+}
+
+}  // namespace kx::cli

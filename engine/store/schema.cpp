@@ -1,0 +1,141 @@
+#include "store/schema.hpp"
+
+#include "util/error.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <chrono>
+#include <ctime>
+#include <optional>
+
+namespace kx::engine {
+
+namespace {
+
+// Version 1: the first released format. Artifacts are keyed by hash so equal content is stored
+// once; links and runs go with their variant (ON DELETE CASCADE); the run's full report is kept
+// as JSON with a few columns copied out for listing and sorting without parsing.
+const char* const kSchemaV1 = R"sql(
+CREATE TABLE variants (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    template_id TEXT NOT NULL,
+    arch        TEXT NOT NULL,
+    config      TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    notes       TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE artifacts (
+    hash  TEXT PRIMARY KEY,
+    kind  TEXT NOT NULL CHECK (kind IN ('source', 'ptx', 'sass', 'resources')),
+    size  INTEGER NOT NULL,
+    bytes BLOB NOT NULL
+);
+CREATE TABLE variant_artifacts (
+    variant_id INTEGER NOT NULL REFERENCES variants(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,
+    hash       TEXT NOT NULL REFERENCES artifacts(hash),
+    PRIMARY KEY (variant_id, kind)
+);
+CREATE INDEX variant_artifacts_by_hash ON variant_artifacts(hash);
+CREATE TABLE runs (
+    id               INTEGER PRIMARY KEY,
+    variant_id       INTEGER NOT NULL REFERENCES variants(id) ON DELETE CASCADE,
+    device           TEXT NOT NULL,
+    calibration_json TEXT NOT NULL DEFAULT '',
+    report_json      TEXT NOT NULL,
+    ok               INTEGER NOT NULL,
+    passed           INTEGER NOT NULL,
+    median_ms        REAL NOT NULL,
+    created_at       TEXT NOT NULL
+);
+CREATE INDEX runs_by_variant ON runs(variant_id);
+CREATE TABLE tutorial_progress (
+    tutorial_id TEXT PRIMARY KEY,
+    step        INTEGER NOT NULL,
+    state       TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+)sql";
+
+std::string nowText() {
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return stamp;
+}
+
+void setMeta(SQLite::Database& db, const std::string& key, const std::string& value) {
+    SQLite::Statement st(db, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    st.bind(1, key);
+    st.bind(2, value);
+    st.exec();
+}
+
+}  // namespace
+
+const std::vector<Migration>& sessionMigrations() {
+    static const std::vector<Migration> list = {{1, kSchemaV1}};
+    return list;
+}
+
+int currentSchemaVersion() { return sessionMigrations().back().version; }
+
+void writeInitialMeta(SQLite::Database& db) {
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    setMeta(db, "app", kSessionAppName);
+    setMeta(db, "schema_version", "0");
+    setMeta(db, "created", nowText());
+}
+
+int readSchemaVersion(SQLite::Database& db, const std::string& fileName) {
+    if (!db.tableExists("meta"))
+        throw InputError(fileName + " is not a Kernel Explorer session: an SQLite database without a meta table (another application's?)");
+    auto get = [&](const char* key) -> std::optional<std::string> {
+        SQLite::Statement st(db, "SELECT value FROM meta WHERE key = ?");
+        st.bind(1, key);
+        if (!st.executeStep()) return std::nullopt;
+        return st.getColumn(0).getString();
+    };
+    const auto app = get("app");
+    if (!app || *app != kSessionAppName)
+        throw InputError(fileName + " is not a Kernel Explorer session: its meta table names the application '" + app.value_or("") +
+                         "', not '" + kSessionAppName + "'");
+    const auto version = get("schema_version");
+    try {
+        std::size_t used = 0;
+        const int v = version ? std::stoi(*version, &used) : -1;
+        if (!version || used != version->size() || v < 0) throw std::invalid_argument("bad");
+        return v;
+    } catch (const std::logic_error&) {
+        throw InputError(fileName + " is damaged: its schema version '" + version.value_or("") + "' is not a number");
+    }
+}
+
+void migrate(SQLite::Database& db, int fromVersion, const std::vector<Migration>& migrations, const std::string& fileName) {
+    const int newest = migrations.empty() ? 0 : migrations.back().version;
+    if (fromVersion > newest)
+        throw InputError(fileName + " was made by a newer Kernel Explorer: schema " + std::to_string(fromVersion) + ", this one reads up to " +
+                         std::to_string(newest));
+    if (fromVersion == newest) return;
+    db.exec("PRAGMA synchronous = FULL");
+    try {
+        SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+        // Re-read inside the transaction: another process may have migrated the file meanwhile.
+        const int current = readSchemaVersion(db, fileName);
+        for (const Migration& m : migrations) {
+            if (m.version <= current) continue;
+            db.exec(m.sql);
+            setMeta(db, "schema_version", std::to_string(m.version));
+        }
+        tx.commit();
+    } catch (...) {
+        db.exec("PRAGMA synchronous = NORMAL");
+        throw;
+    }
+    db.exec("PRAGMA synchronous = NORMAL");
+}
+
+}  // namespace kx::engine
