@@ -138,7 +138,8 @@ TEST_CASE("a session keeps variants, artifacts, runs and tutorial progress acros
     const fs::path path = freshPath("roundtrip");
     std::int64_t a = 0, b = 0, copy = 0;
     std::string srcHash, ptxHash;
-    const std::string binary("\0\x01\xff\xfe sass\0tail", 16);
+    static constexpr char kBinary[] = "\0\x01\xff\xfe sass\0tail";  // embedded NULs and high bytes
+    const std::string binary(kBinary, sizeof kBinary - 1);
     {
         SessionStore s = SessionStore::create(path);
         CHECK_FALSE(s.readOnly());
