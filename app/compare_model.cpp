@@ -1,5 +1,6 @@
 #include "compare_model.hpp"
 
+#include "clock_text.hpp"
 #include "explorer_model.hpp"
 #include "run_model.hpp"
 #include "util/error.hpp"
@@ -7,20 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 
 namespace kx::app {
 
-namespace {
-
-std::string clockText() {
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-    return text;
-}
-
-}  // namespace
 
 CompareModel::CompareModel() = default;
 CompareModel::~CompareModel() = default;

@@ -1,20 +1,11 @@
 #include "run_model.hpp"
 
+#include "clock_text.hpp"
 #include "util/error.hpp"
 
-#include <ctime>
 
 namespace kx::app {
 using namespace kx::engine;
-
-namespace {
-std::string clockText() {
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-    return text;
-}
-}  // namespace
 
 RunModel::RunModel(std::filesystem::path runnerPath) : m_runner(std::make_shared<RunnerClient>(std::move(runnerPath))) {
     auto runner = m_runner;

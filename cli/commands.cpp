@@ -39,12 +39,6 @@ ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
     return r;
 }
 
-std::string violationText(const std::string& name, const std::string& arch, const std::vector<Violation>& violations) {
-    std::string text = fmt::format("{} is not valid for {} ({} constraint{} violated):", name, arch, violations.size(),
-                                   violations.size() == 1 ? "" : "s");
-    for (const Violation& v : violations) text += "\n  - " + v.message;
-    return text;
-}
 
 void writeOutput(const std::string& file, const std::string& bytes) {
     if (file.empty() || file == "-") {
@@ -65,6 +59,15 @@ void writeOutput(const std::string& file, const std::string& bytes) {
 }
 
 }  // namespace
+
+void requireValid(const PreparedVariant& prepared, const Arch& arch) {
+    const auto& violations = prepared.violations;
+    if (violations.empty()) return;
+    std::string text = fmt::format("{} is not valid for {} ({} constraint{} violated):", prepared.name, arch.name,
+                                   violations.size(), violations.size() == 1 ? "" : "s");
+    for (const Violation& v : violations) text += "\n  - " + v.message;
+    throw InputError(text);
+}
 
 std::map<std::string, std::string> parseAssignments(const std::vector<std::string>& items, const char* what) {
     std::map<std::string, std::string> out;
@@ -127,7 +130,7 @@ int generate(const Context& ctx, const GenerateArgs& args) {
     if (args.lang == "cuda" && v.arch->vendor != Vendor::Nvidia)
         throw InputError("CUDA source needs an NVIDIA arch; " + v.arch->name + " is AMD (use --lang hip)");
     const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
-    if (!prepared.violations.empty()) throw InputError(violationText(prepared.name, v.arch->name, prepared.violations));
+    if (!prepared.violations.empty()) requireValid(prepared, *v.arch);
     std::string file = args.outputFile;
     if (!args.outputDir.empty()) {
         std::error_code ec;
@@ -147,7 +150,7 @@ int compile(const Context& ctx, const CompileArgs& args) {
     if (args.emit != "ptx" && args.emit != "cubin" && args.emit != "sass" && args.emit != "resources")
         throw InputError("--emit must be ptx, cubin, sass or resources (isa is for AMD arches)");
     const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
-    if (!prepared.violations.empty()) throw InputError(violationText(prepared.name, v.arch->name, prepared.violations));
+    if (!prepared.violations.empty()) requireValid(prepared, *v.arch);
 
     Compiler compiler(cacheRoot() / "nvrtc");
     const CompileResult result = compiler.compile(prepared.request);

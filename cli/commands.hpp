@@ -2,6 +2,7 @@
 #pragma once
 
 #include "arch/arch_database.hpp"
+#include "compile/variant_build.hpp"
 #include "compile/compiler.hpp"
 #include "run/variant_run.hpp"
 #include "templates/template_library.hpp"
@@ -19,6 +20,10 @@ struct Context {
 
 // "--set" values: each item "K=V" or "K1=V1,K2=V2".
 std::map<std::string, std::string> parseAssignments(const std::vector<std::string>& items, const char* what);
+
+// Throws InputError listing every violated constraint ("NAME is not valid for ARCH (N constraints
+// violated):" and one "  - reason" line each) unless the variant is valid.
+void requireValid(const engine::PreparedVariant& prepared, const engine::Arch& arch);
 
 struct VariantArgs {
     std::string templateId;

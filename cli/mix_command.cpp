@@ -74,11 +74,7 @@ int instructionMix(const Context& ctx, const CompileArgs& args) {
         throw InputError(arch->name + " is for analysis only: this NVRTC (" + nvrtcVersionString() + ") cannot compile for it");
     const Config config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
-    if (!prepared.violations.empty()) {
-        std::string text = prepared.name + " is not valid for " + arch->name + ":";
-        for (const Violation& v : prepared.violations) text += "\n  - " + v.message;
-        throw InputError(text);
-    }
+    requireValid(prepared, *arch);
 
     Compiler compiler(cacheRoot() / "nvrtc");
     const CompileResult result = compiler.compile(prepared.request);

@@ -85,11 +85,7 @@ int run(const Context& ctx, const RunArgs& args) {
     const Arch* arch = ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
-    if (!prepared.violations.empty()) {
-        std::string text = prepared.name + " is not valid for " + arch->name + ":";
-        for (const Violation& v : prepared.violations) text += "\n  - " + v.message;
-        throw InputError(text);
-    }
+    requireValid(prepared, *arch);
     Compiler compiler(cacheRoot() / "nvrtc");
     const CompileResult compiled = compiler.compile(prepared.request);
     if (!compiled.ok) {
