@@ -10,6 +10,10 @@
 #include "views/status_bar_view.hpp"
 #include "util/error.hpp"
 
+#include "util/data_paths.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -19,12 +23,15 @@ namespace {
 // Share of the centre's height the code tabs keep when analysis panels sit below them: about
 // 25 lines of code, and enough height below for three occupancy graphs.
 constexpr float kCentreTopFraction = 0.42f;
+// The Variants list's largest share of the left column: the configuration keeps the rest.
+constexpr float kLeftBottomMaxFraction = 0.36f;
 }  // namespace
 
 ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(model), m_theme(theme) {
     // The registry: every view, once. Order is draw order; the slot says where it goes.
     add<KernelView>();
     add<ConfigView>();
+    m_variants = add<VariantsView>();
     m_codeTabs = add<CodeTabsView>();
     add<OccupancyView>();
     m_roofline = add<RooflineView>();
@@ -35,6 +42,7 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     add<StatusBarView>();
     m_compare = add<CompareView>();  // floating, over the tiled panels; closed until asked for
     m_about = add<AboutView>();
+    m_fileDialog = add<FileDialogView>();
 }
 
 void ExplorerApp::draw() {
@@ -64,10 +72,7 @@ bool ExplorerApp::showView(std::string_view name) {
 }
 
 void ExplorerApp::drawMenuBar() {
-    if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Quit", "Ctrl+Q")) m_quit = true;
-        ImGui::EndMenu();
-    }
+    drawFileMenu();
     if (ImGui::BeginMenu("View")) {
         for (auto& v : m_views) {
             if (v->inViewMenu()) ImGui::MenuItem(v->title().c_str(), nullptr, v->openFlag());
@@ -78,24 +83,94 @@ void ExplorerApp::drawMenuBar() {
         if (ImGui::MenuItem("Log", "Ctrl+3")) selectTab(CodeTab::Log);
         ImGui::EndMenu();
     }
-    drawCompareMenu();
+    drawSessionMenu();
+    drawRunMenu();
     if (ImGui::BeginMenu("Help")) {
         if (ImGui::MenuItem("About")) m_about->setOpen(true);
         ImGui::EndMenu();
     }
-    // Shortcuts shown in the menus (GLFW key codes equal ASCII for letters and digits).
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.KeyCtrl && ImGui::IsKeyPressed('Q')) m_quit = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed('1')) selectTab(CodeTab::Source);
-    if (io.KeyCtrl && ImGui::IsKeyPressed('2')) selectTab(CodeTab::Ptx);
-    if (io.KeyCtrl && ImGui::IsKeyPressed('3')) selectTab(CodeTab::Log);
-    if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('P')) pinCurrent();
-    if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('C')) m_compare->setOpen(!m_compare->isOpen());
+    shortcuts();
 }
 
-bool ExplorerApp::pinCurrent(std::string* why) {
+void ExplorerApp::shortcuts() {
+    // Shortcuts shown in the menus (GLFW key codes equal ASCII for letters and digits).
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.KeyCtrl) return;
+    if (ImGui::IsKeyPressed('Q')) m_quit = true;
+    if (ImGui::IsKeyPressed('1')) selectTab(CodeTab::Source);
+    if (ImGui::IsKeyPressed('2')) selectTab(CodeTab::Ptx);
+    if (ImGui::IsKeyPressed('3')) selectTab(CodeTab::Log);
+    if (!io.KeyShift && ImGui::IsKeyPressed('P')) keepCurrent();
+    if (!io.KeyShift && ImGui::IsKeyPressed('N')) newSession();
+    if (!io.KeyShift && ImGui::IsKeyPressed('O')) openSession();
+    if (io.KeyShift && ImGui::IsKeyPressed('S')) saveSessionAs();
+    if (io.KeyShift && ImGui::IsKeyPressed('C')) m_compare->setOpen(!m_compare->isOpen());
+}
+
+void ExplorerApp::drawFileMenu() {
+    if (!ImGui::BeginMenu("File")) return;
+    SessionModel& session = m_model.session();
+    if (ImGui::MenuItem("New Session\u2026", "Ctrl+N")) newSession();
+    if (ImGui::MenuItem("Open Session\u2026", "Ctrl+O")) openSession();
+    if (ImGui::BeginMenu("Open Recent", !session.recent().empty())) {
+        for (const auto& p : session.recent()) {
+            const bool current = session.data() && session.data()->path == p;
+            if (ImGui::MenuItem(p.filename().c_str(), nullptr, current)) session.open(p);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.c_str());
+        }
+        ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Save Session As\u2026", "Ctrl+Shift+S", false, session.isOpen())) saveSessionAs();
+    ImGui::Separator();
+    ImGui::TextDisabled("Every change is saved as you make it");
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) m_quit = true;
+    ImGui::EndMenu();
+}
+
+void ExplorerApp::requestFile(FileRequest request) {
+    if (m_nativeDialog.available() && m_nativeDialog.error().empty()) {
+        if (m_nativeDialog.request(request)) return;
+        if (m_nativeDialog.busy()) return;  // one dialog at a time
+    }
+    m_fileDialog->show(std::move(request));
+}
+
+namespace {
+std::filesystem::path sessionFolder(const SessionModel& session) {
+    if (session.data() && !session.data()->temporary) return session.data()->path.parent_path();
+    return engine::sessionsRoot();
+}
+}  // namespace
+
+void ExplorerApp::newSession() {
+    SessionModel& session = m_model.session();
+    requestFile({FileRequest::Mode::Save, "New session", sessionFolder(session), "untitled.kxs",
+                 [&session](const std::filesystem::path& file) {
+                     // The dialogs asked before replacing a file; a new session starts empty.
+                     std::error_code ec;
+                     std::filesystem::remove(file, ec);
+                     session.create(file);
+                 }});
+}
+
+void ExplorerApp::openSession() {
+    SessionModel& session = m_model.session();
+    requestFile({FileRequest::Mode::Open, "Open session", sessionFolder(session), "",
+                 [&session](const std::filesystem::path& file) { session.open(file); }});
+}
+
+void ExplorerApp::saveSessionAs() {
+    SessionModel& session = m_model.session();
+    if (!session.isOpen()) return;
+    const std::string name = session.data()->temporary ? "untitled.kxs" : session.data()->path.filename().string();
+    requestFile({FileRequest::Mode::Save, "Save session as", sessionFolder(session), name,
+                 [&session](const std::filesystem::path& file) { session.saveAs(file); }});
+}
+
+bool ExplorerApp::keepCurrent(std::string* why) {
     try {
-        m_model.compare().pin(m_model);
+        m_model.compare().keep(m_model);
         return true;
     } catch (const engine::InputError& e) {
         if (why != nullptr) *why = e.what();
@@ -103,22 +178,31 @@ bool ExplorerApp::pinCurrent(std::string* why) {
     }
 }
 
-void ExplorerApp::drawCompareMenu() {
-    if (!ImGui::BeginMenu("Compare")) return;
-    CompareModel& cmp = m_model.compare();
-    const std::string why = CompareModel::cannotPinReason(m_model);
-    if (ImGui::MenuItem("Pin for comparison", "Ctrl+P", false, why.empty())) pinCurrent();
+void ExplorerApp::drawSessionMenu() {
+    if (!ImGui::BeginMenu("Session")) return;
+    const std::string why = CompareModel::cannotKeepReason(m_model);
+    if (ImGui::MenuItem("Keep current variant", "Ctrl+P", false, why.empty())) keepCurrent();
     if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", why.c_str());
-    if (ImGui::MenuItem("Show comparison", "Ctrl+Shift+C", m_compare->isOpen())) m_compare->setOpen(!m_compare->isOpen());
-    ImGui::Separator();
-    if (cmp.pins().empty()) ImGui::TextDisabled("No pinned variants");
-    int unpin = -1;
-    for (std::size_t i = 0; i < cmp.pins().size(); ++i) {
-        const std::string label = "Unpin " + cmp.pins()[i]->label() + "##unpin" + std::to_string(i);
-        if (ImGui::MenuItem(label.c_str())) unpin = static_cast<int>(i);
+    if (ImGui::MenuItem("Compare variants", "Ctrl+Shift+C", m_compare->isOpen())) m_compare->setOpen(!m_compare->isOpen());
+    ImGui::MenuItem("Variants list", nullptr, m_variants->openFlag());
+    ImGui::EndMenu();
+}
+
+void ExplorerApp::drawRunMenu() {
+    if (!ImGui::BeginMenu("Run")) return;
+    RunModel& runs = m_model.runs();
+    const bool ready = runs.runnerState() == RunnerState::Ready && !runs.running();
+    if (ImGui::BeginMenu("Test fault isolation", ready)) {
+        // Each launches a planted faulty kernel in the runner process: the Run panel then shows
+        // what happened, and the app carries on with a fresh runner.
+        if (ImGui::MenuItem("Out-of-bounds write")) runs.startPlantedFault("out_of_bounds");
+        if (ImGui::MenuItem("Trap")) runs.startPlantedFault("trap");
+        if (ImGui::MenuItem(fmt::format("Hang (killed after {:.0f} s)", runs.timeoutSeconds).c_str())) runs.startPlantedFault("hang");
+        ImGui::EndMenu();
     }
-    if (unpin >= 0) cmp.unpin(static_cast<std::size_t>(unpin));
-    if (ImGui::MenuItem("Unpin all", nullptr, false, !cmp.pins().empty())) cmp.clear();
+    if (!ready && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", runs.running() ? "a run is in flight" : "running needs an NVIDIA GPU and its driver");
+    if (ImGui::MenuItem("Cancel run", nullptr, false, runs.running())) runs.cancel();
     ImGui::EndMenu();
 }
 
@@ -136,6 +220,7 @@ void ExplorerApp::layout(float menuBarHeight) {
     };
     View* leftTop = find(Slot::LeftTop);
     View* leftFill = find(Slot::LeftFill);
+    View* leftBottom = find(Slot::LeftBottom);
     View* centre = find(Slot::Centre);
     View* rightFill = find(Slot::RightFill);
     View* rightBottom = find(Slot::RightBottom);
@@ -143,18 +228,25 @@ void ExplorerApp::layout(float menuBarHeight) {
 
     const float statusH = status ? ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 : 0.0f;
     const float bodyH = full.y - statusH;
-    const float leftW = (leftTop || leftFill) ? sz.leftColumnWidth : 0.0f;
+    const float leftW = (leftTop || leftFill || leftBottom) ? sz.leftColumnWidth : 0.0f;
     const float rightW = (rightFill || rightBottom || find(Slot::RightTop)) ? sz.rightColumnWidth : 0.0f;
 
-    // Left: Kernel sized to its content, Configuration takes the rest.
+    // Left: Kernel sized to its content, Variants at the bottom sized to its content (at most a
+    // share of the column), Configuration takes the rest.
     {
         float y = origin.y;
+        float bottom = origin.y + bodyH;
         if (leftTop) {
             const float h = leftFill ? std::min(leftTop->desiredHeight(), bodyH * 0.5f) : bodyH;
             leftTop->setRect(ImVec2(origin.x, y), ImVec2(leftW, h));
             y += h;
         }
-        if (leftFill) leftFill->setRect(ImVec2(origin.x, y), ImVec2(leftW, origin.y + bodyH - y));
+        if (leftBottom) {
+            const float h = leftFill ? std::min(leftBottom->desiredHeight(), bodyH * kLeftBottomMaxFraction) : bottom - y;
+            leftBottom->setRect(ImVec2(origin.x, bottom - h), ImVec2(leftW, h));
+            bottom -= h;
+        }
+        if (leftFill) leftFill->setRect(ImVec2(origin.x, y), ImVec2(leftW, bottom - y));
     }
     // Right: the content-sized views (Resources, Launch) stacked from the top, the fill view
     // (Run) below them taking the rest, and a content-sized bottom view if any.

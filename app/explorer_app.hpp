@@ -3,10 +3,13 @@
 #pragma once
 
 #include "explorer_model.hpp"
+#include "native_file_dialog.hpp"
 #include "theme.hpp"
 #include "views/code_tabs_view.hpp"
 #include "views/compare_view.hpp"
+#include "views/file_dialog_view.hpp"
 #include "views/roofline_view.hpp"
+#include "views/variants_view.hpp"
 #include "views/view.hpp"
 
 #include <memory>
@@ -20,7 +23,10 @@ public:
     ExplorerApp(ExplorerModel& model, const Theme& theme);
 
     // Start of a frame, before ImGui::NewFrame(): applies compile results, starts due compiles.
-    void update() { m_model.update(); }
+    void update() {
+        m_model.update();
+        m_nativeDialog.update();
+    }
     // Between ImGui::NewFrame() and ImGui::Render().
     void draw();
 
@@ -31,9 +37,13 @@ public:
     bool showView(std::string_view name);
     RooflineView& roofline() { return *m_roofline; }
     CompareView& compare() { return *m_compare; }
-    // Pins the current variant for comparison; the outcome shows in the Compare view. Returns
-    // false with why when it cannot be pinned (not compiled yet, too many pins).
-    bool pinCurrent(std::string* why = nullptr);
+    VariantsView& variants() { return *m_variants; }
+    // Keeps the current variant in the session; it appears in the Variants and Compare views once
+    // written. Returns false with why when it cannot be kept (not compiled yet, read-only session).
+    bool keepCurrent(std::string* why = nullptr);
+    // Asks for a session file: the desktop's dialog (zenity, kdialog) when there is one, else the
+    // built-in one. File > New, Open and Save As go through here.
+    void requestFile(FileRequest request);
     // True once File > Quit was chosen.
     bool quitRequested() const { return m_quit; }
 
@@ -46,7 +56,13 @@ private:
         return raw;
     }
     void drawMenuBar();
-    void drawCompareMenu();
+    void drawFileMenu();
+    void drawSessionMenu();
+    void drawRunMenu();
+    void shortcuts();
+    void newSession();
+    void openSession();
+    void saveSessionAs();
     void layout(float menuBarHeight);
 
     ExplorerModel& m_model;
@@ -55,7 +71,10 @@ private:
     CodeTabsView* m_codeTabs = nullptr;
     RooflineView* m_roofline = nullptr;
     CompareView* m_compare = nullptr;
+    VariantsView* m_variants = nullptr;
+    FileDialogView* m_fileDialog = nullptr;
     View* m_about = nullptr;
+    NativeFileDialog m_nativeDialog;
     bool m_quit = false;
 };
 

@@ -1,6 +1,9 @@
 #include "explorer_model.hpp"
 
+#include "clock_text.hpp"
 #include "util/error.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -14,6 +17,9 @@ namespace {
 
 // Long enough to swallow a slider drag or a burst of keystrokes, short enough to feel live.
 constexpr auto kCompileDebounce = std::chrono::milliseconds(150);
+
+// Long enough that a burst of edits is one write of the editor state.
+constexpr auto kEditorStateDelay = std::chrono::seconds(1);
 
 // Preferred start-up arch: the one our users' GPUs (H100/H200) are.
 constexpr std::string_view kDefaultArch = "sm_90";
@@ -85,6 +91,7 @@ std::string ExplorerModel::paramValue(const std::string& key) const {
 
 void ExplorerModel::edited() {
     ++m_generation;
+    m_editorStateDue = Clock::now() + kEditorStateDelay;
     derive();
     if (m_template == nullptr || m_arch == nullptr) {
         m_phase = CompilePhase::Idle;
@@ -169,7 +176,7 @@ void ExplorerModel::update() {
         startCompile();
     }
     m_runs.update();
-    m_compare.update();
+    updateSession();
     m_measuredPoints = m_variant ? m_runs.pointsFor(m_variant->name) : std::vector<engine::RooflinePoint>{};
 }
 
@@ -181,7 +188,89 @@ void ExplorerModel::runCurrent() {
     if (m_runs.runnerState() == RunnerState::Ready && m_runs.deviceArch() != m_arch->name)
         throw engine::InputError("the GPU is " + m_runs.deviceArch() + " but this variant is compiled for " + m_arch->name +
                                  ": select " + m_runs.deviceArch() + " to run it");
-    m_runs.start(m_template, m_config, *m_arch, *m_result);
+    m_runs.start(m_template, m_config, *m_arch, *m_result, m_variant->source);
+}
+
+void ExplorerModel::updateSession() {
+    m_session.update();
+    const SessionDataPtr& data = m_session.data();
+    if (data && data->openSerial != m_sessionOpenSerial) {
+        // A session was opened: back to where the user was in it, with its runs as history.
+        m_sessionOpenSerial = data->openSerial;
+        if (!data->editorState.empty()) restoreEditorState(data->editorState);
+        m_savedEditorState = data->editorState;
+        std::vector<std::pair<std::int64_t, RunRecord>> byId;
+        for (const SessionEntry& e : data->entries)
+            for (const engine::StoredRun& r : e.runs)
+                byId.push_back({r.id, {r.report.variant, e.variant.arch, r.report, localTimeText(r.createdAt)}});
+        std::sort(byId.begin(), byId.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<RunRecord> history;
+        for (auto& [id, record] : byId) history.push_back(std::move(record));
+        m_runs.setHistory(std::move(history));
+        m_editorStateDue.reset();
+    }
+    for (FinishedRun& f : m_runs.takeFinished()) {
+        if (f.cancelled || !m_session.isOpen() || m_session.readOnly()) continue;
+        m_session.recordRun(f.report.variant, f.arch, f.config, f.source, f.compiled, f.report);
+    }
+    if (m_editorStateDue && Clock::now() >= *m_editorStateDue) {
+        m_editorStateDue.reset();
+        std::string state = editorStateJson();
+        if (m_session.isOpen() && !m_session.readOnly() && state != m_savedEditorState) {
+            m_session.saveEditorState(state);
+            m_savedEditorState = std::move(state);
+        }
+    }
+}
+
+bool ExplorerModel::loadVariant(std::int64_t variantId) {
+    const SessionDataPtr& data = m_session.data();
+    const SessionEntry* e = data ? data->find(variantId) : nullptr;
+    if (e == nullptr || !m_library.find(e->variant.config.templateId) || !m_arches.findArch(e->variant.arch)) return false;
+    nlohmann::json state = {{"template", e->variant.config.templateId}, {"arch", e->variant.arch}, {"config", e->variant.config.values}};
+    return restoreEditorState(state.dump());
+}
+
+std::string ExplorerModel::editorStateJson() const {
+    nlohmann::json j = nlohmann::json::object();
+    if (m_template) j["template"] = m_template->id();
+    if (m_arch) j["arch"] = m_arch->name;
+    j["config"] = m_config.values;
+    j["sizes"] = m_runs.sizeText();
+    return j.dump();
+}
+
+bool ExplorerModel::restoreEditorState(const std::string& json) {
+    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    if (!j.is_object() || !j.contains("template") || !j["template"].is_string()) return false;
+    const std::string arch = j.value("arch", std::string());
+    if (!arch.empty() && m_arches.findArch(arch)) selectArch(arch);
+    auto tmpl = m_library.find(j["template"].get<std::string>());
+    if (!tmpl) return false;
+    if (!m_template || m_template->id() != tmpl->id()) selectTemplate(tmpl->id());
+    // One value at a time: a key this version no longer has, or a value it no longer allows,
+    // is skipped and the rest still applies.
+    engine::Config config = m_template->defaultConfig();
+    if (j.contains("config") && j["config"].is_object()) {
+        for (const auto& [key, value] : j["config"].items()) {
+            if (!value.is_string()) continue;
+            try {
+                config = m_template->withValues(config, {{key, value.get<std::string>()}});
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    if (config != m_config) {
+        m_config = std::move(config);
+        edited();
+    }
+    if (j.contains("sizes") && j["sizes"].is_object()) {
+        for (const auto& [key, value] : j["sizes"].items()) {
+            auto it = m_runs.sizeText().find(key);
+            if (it != m_runs.sizeText().end() && value.is_string()) it->second = value.get<std::string>();
+        }
+    }
+    return true;
 }
 
 void ExplorerModel::startCompile() {

@@ -15,6 +15,7 @@
 #include "jobs/job_queue.hpp"
 #include "compare_model.hpp"
 #include "run_model.hpp"
+#include "session_model.hpp"
 #include "templates/template_library.hpp"
 
 #include <chrono>
@@ -103,16 +104,35 @@ public:
     // Measured roofline points of the current variant's runs, drawn by the Roofline panel.
     const std::vector<engine::RooflinePoint>& measuredPoints() const { return m_measuredPoints; }
 
-    // --- Comparison ---------------------------------------------------------------------
-    // Variants pinned for the Compare view. Pin the current one with compare().pin(*this).
+    // --- Session and comparison -------------------------------------------------------------
+    // The session file: kept variants, their runs, the editor state (session_model.hpp). Runs
+    // of the current variant are recorded there as they end; the editor state is saved shortly
+    // after each edit and restored when a session opens.
+    SessionModel& session() { return m_session; }
+    const SessionModel& session() const { return m_session; }
+    // The session's variants as the Compare view sees them. Keep the current one with
+    // compare().keep(*this).
     CompareModel& compare() { return m_compare; }
     const CompareModel& compare() const { return m_compare; }
+    // Puts a kept variant in the editor (its template, arch and config). False when the session
+    // has no such variant or its template or arch is unknown here.
+    bool loadVariant(std::int64_t variantId);
+    // The editor's template, arch, config and run sizes as JSON, and back. restore returns false
+    // when the text is not such JSON or names an unknown template; unknown keys are skipped.
+    std::string editorStateJson() const;
+    bool restoreEditorState(const std::string& json);
+    // Writes the editor state now instead of after the usual short delay (scripts, quitting).
+    void saveEditorStateNow() {
+        m_editorStateDue = Clock::now();
+        updateSession();
+    }
 
     // Once per frame on the UI thread: applies arrived results, starts a debounced compile.
     void update();
 
 private:
     void edited();          // re-derive and schedule
+    void updateSession();   // session results, runs to record, the editor state to save
     void derive();          // violations, source, launch for the current selection
     void startCompile();
     // final: the last stage of the edit's compile; before it, result holds the PTX only.
@@ -147,7 +167,11 @@ private:
     std::shared_ptr<engine::Job> m_job;
 
     RunModel m_runs;
-    CompareModel m_compare;
+    SessionModel m_session{m_library, m_arches};
+    CompareModel m_compare{m_session};
+    std::uint64_t m_sessionOpenSerial = 0;   // the session open whose state was restored
+    std::optional<Clock::time_point> m_editorStateDue;
+    std::string m_savedEditorState;
 
     // Declared last so they are destroyed first: the queue joins its worker while the mailbox
     // and compiler it posts to are still alive.

@@ -35,6 +35,7 @@ struct Options {
     int width = 1600;
     int height = 1000;
     std::string dataDir;
+    std::string session;
 };
 
 void glfwErrorCallback(int error, const char* description) {
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
     cli.add_option("--script", opt.script, "Run the commands in FILE (see app/script.hpp) before the screenshot");
     cli.add_option("--width", opt.width, "Window width (default 1600)")->check(CLI::PositiveNumber);
     cli.add_option("--height", opt.height, "Window height (default 1000)")->check(CLI::PositiveNumber);
+    cli.add_option("--session", opt.session,
+                   "Work in this session file (.kxs), created when absent (default: the most recent session; a "
+                   "temporary one for --screenshot and --script)");
     cli.add_option("--data-dir", opt.dataDir, "Folder holding templates/ and assets/ (default: found next to the binary)");
     try {
         cli.parse(argc, argv);
@@ -133,6 +137,9 @@ int main(int argc, char** argv) {
         app::ExplorerModel model(root, engine::cacheRoot() / "nvrtc");
         for (const auto& w : model.loadWarnings()) std::cerr << "kernel-explorer: warning: " << w << "\n";
         app::ExplorerApp explorer(model, theme);
+        if (!opt.session.empty()) model.session().openOrCreate(opt.session);
+        else if (headless || runner) model.session().openTemporary();  // scripted runs leave no files behind
+        else model.session().openDefault();
 
         const auto start = std::chrono::steady_clock::now();
         int frame = 0;
@@ -189,6 +196,8 @@ int main(int argc, char** argv) {
             }
             glfwSwapBuffers(window);
         }
+        // Where the user was, for the next start; the session writes it before it closes.
+        model.saveEditorStateNow();
     }
 
     ImGui_ImplOpenGL3_Shutdown();

@@ -42,22 +42,43 @@ void RunModel::resetSizes(const Template& tmpl) {
     m_sizesTemplate = tmpl.id();
 }
 
-void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config, const Arch& arch, const CompileResult& compiled) {
+void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config, const Arch& arch, const CompileResult& compiled,
+                     const std::string& source) {
     if (running()) return;
     const SizeMap sizes = tmpl->withSizes(m_sizeText);  // throws on bad text, before anything starts
     RunOptions options;
     options.reps = reps;
     options.timeoutSeconds = timeoutSeconds;
     auto runner = m_runner;
+    auto kept = std::make_shared<const CompileResult>(compiled);
     const std::string archName = arch.name;
     m_cancelled = false;
     m_started = std::chrono::steady_clock::now();
-    m_job = m_jobs.submit("run", [this, runner, tmpl, config, &arch, compiled, sizes, options, archName](Job& job) mutable {
+    m_job = m_jobs.submit("run", [this, runner, tmpl, config, &arch, kept, sizes, options, archName, source](Job& job) mutable {
         options.onStage = [&job](const std::string& s) { job.setStage(s); };
-        RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, compiled, options);
-        m_mailbox.post([this, report = std::move(report), archName]() mutable {
+        RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, *kept, options);
+        m_mailbox.post([this, report = std::move(report), archName, config, source, kept]() mutable {
+            const bool cancelled = m_cancelled && !report.ok;
+            if (cancelled) report.error = "cancelled: the runner was stopped";
+            m_history.push_back({report.variant, archName, report, clockText()});
+            m_finished.push_back({archName, config, source, kept, std::move(report), cancelled});
+        });
+    });
+    m_job->setStage("starting");
+}
+
+void RunModel::startPlantedFault(const std::string& kind) {
+    if (running()) return;
+    auto runner = m_runner;
+    const double timeout = timeoutSeconds;
+    m_cancelled = false;
+    m_started = std::chrono::steady_clock::now();
+    m_job = m_jobs.submit("planted fault", [this, runner, kind, timeout](Job& job) {
+        job.setStage("launching a planted " + kind + " kernel");
+        RunReport report = runPlantedFault(*runner, kind, timeout);
+        m_mailbox.post([this, report = std::move(report)]() mutable {
             if (m_cancelled && !report.ok) report.error = "cancelled: the runner was stopped";
-            m_history.push_back({report.variant, archName, std::move(report), clockText()});
+            m_history.push_back({report.variant, m_deviceArch, std::move(report), clockText()});
         });
     });
     m_job->setStage("starting");

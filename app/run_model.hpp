@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kx::app {
@@ -25,7 +26,17 @@ struct RunRecord {
     std::string variant;        // procedural config name
     std::string arch;
     engine::RunReport report;
-    std::string when;           // local time "14:03:12"
+    std::string when;           // local time: "14:03:12" today, else "2026-11-21 14:03"
+};
+
+// A run that ended, with what the session needs to keep it and its variant.
+struct FinishedRun {
+    std::string arch;
+    engine::Config config;
+    std::string source;
+    std::shared_ptr<const engine::CompileResult> compiled;
+    engine::RunReport report;
+    bool cancelled = false;
 };
 
 enum class RunnerState { Probing, Ready, Unavailable };
@@ -46,6 +57,7 @@ public:
     // Size text per size name; edited by the Run view, reset to the template's defaults when
     // the template changes.
     std::map<std::string, std::string>& sizeText() { return m_sizeText; }
+    const std::map<std::string, std::string>& sizeText() const { return m_sizeText; }
     void resetSizes(const engine::Template& tmpl);
     const std::string& sizesTemplate() const { return m_sizesTemplate; }
 
@@ -54,7 +66,11 @@ public:
 
     // Starts a run of a compiled variant. Throws engine::InputError on bad sizes (nothing starts).
     void start(std::shared_ptr<const engine::Template> tmpl, const engine::Config& config, const engine::Arch& arch,
-               const engine::CompileResult& compiled);
+               const engine::CompileResult& compiled, const std::string& source);
+    // Launches one of the runner's planted faulty kernels ("out_of_bounds", "trap", "hang"), to
+    // see that a faulting kernel costs only the runner process. Its report enters the history
+    // under the variant name "planted fault: KIND"; it is not kept in the session.
+    void startPlantedFault(const std::string& kind);
     // Kills the runner; the run in flight ends with "cancelled".
     void cancel();
     bool running() const { return m_job && !m_job->finished(); }
@@ -65,6 +81,10 @@ public:
     std::vector<const RunRecord*> historyFor(const std::string& variant) const;
     const RunRecord* latestFor(const std::string& variant) const;
     const std::vector<RunRecord>& history() const { return m_history; }
+    // Replaces the history (with the runs of a session that was opened), oldest first.
+    void setHistory(std::vector<RunRecord> history) { m_history = std::move(history); }
+    // Runs that ended since the last call, oldest first, for the session to keep.
+    std::vector<FinishedRun> takeFinished() { return std::exchange(m_finished, {}); }
     // Measured roofline points of the variant's successful runs.
     std::vector<engine::RooflinePoint> pointsFor(const std::string& variant) const;
 
@@ -77,6 +97,7 @@ private:
     std::map<std::string, std::string> m_sizeText;
     std::string m_sizesTemplate;
     std::vector<RunRecord> m_history;
+    std::vector<FinishedRun> m_finished;
     std::shared_ptr<engine::Job> m_job;
     std::chrono::steady_clock::time_point m_started;
     bool m_cancelled = false;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -69,18 +70,43 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                     throw error(fmt::format("unknown tab '{}' (source, ptx, log, occupancy or roofline)", c.argument));
                 }
             }
-        } else if (cmd == "set") {
-            if (nargs == 0) throw error("'set' needs KEY=VALUE");
-            c.kind = ScriptCommand::Kind::Set;
+        } else if (cmd == "set" || cmd == "expect") {
+            if (nargs == 0) throw error(fmt::format("'{}' needs KEY=VALUE", cmd));
+            c.kind = cmd == "set" ? ScriptCommand::Kind::Set : ScriptCommand::Kind::Expect;
             for (std::size_t i = 1; i < w.size(); ++i) {
                 const auto eq = w[i].find('=');
                 if (eq == std::string::npos || eq == 0 || eq + 1 == w[i].size())
                     throw error(fmt::format("expected KEY=VALUE, got '{}'", w[i]));
                 c.values.emplace_back(w[i].substr(0, eq), w[i].substr(eq + 1));
             }
-        } else if (cmd == "pin") {
-            if (nargs != 0) throw error("'pin' takes no argument");
-            c.kind = ScriptCommand::Kind::Pin;
+        } else if (cmd == "keep" || cmd == "pin" || cmd == "wait-session" || cmd == "run" || cmd == "wait-run" || cmd == "crash") {
+            if (nargs != 0) throw error(fmt::format("'{}' takes no argument", cmd));
+            c.kind = cmd == "wait-session" ? ScriptCommand::Kind::WaitSession
+                     : cmd == "run"        ? ScriptCommand::Kind::Run
+                     : cmd == "wait-run"   ? ScriptCommand::Kind::WaitRun
+                     : cmd == "crash"      ? ScriptCommand::Kind::Crash
+                                           : ScriptCommand::Kind::Keep;
+        } else if (cmd == "session" && nargs == 0) {
+            c.kind = ScriptCommand::Kind::Session;  // the default session, as at start-up
+        } else if (cmd == "session" || cmd == "save-as" || cmd == "load-variant" || cmd == "fault") {
+            if (nargs != 1) throw error(fmt::format("'{}' takes one argument, got {}", cmd, nargs));
+            c.argument = w[1];
+            c.kind = cmd == "session"      ? ScriptCommand::Kind::Session
+                     : cmd == "save-as"    ? ScriptCommand::Kind::SaveAs
+                     : cmd == "fault"      ? ScriptCommand::Kind::Fault
+                                           : ScriptCommand::Kind::LoadVariant;
+            if (cmd == "fault" && c.argument != "out_of_bounds" && c.argument != "trap" && c.argument != "hang")
+                throw error(fmt::format("unknown fault '{}' (out_of_bounds, trap or hang)", c.argument));
+        } else if (cmd == "rename") {
+            if (nargs != 2) throw error("'rename' takes VARIANT NEW_NAME");
+            c.kind = ScriptCommand::Kind::Rename;
+            c.argument = w[1];
+            c.second = w[2];
+        } else if (cmd == "notes") {
+            if (nargs < 2) throw error("'notes' takes VARIANT TEXT...");
+            c.kind = ScriptCommand::Kind::Notes;
+            c.argument = w[1];
+            for (std::size_t i = 2; i < w.size(); ++i) c.second += (i > 2 ? " " : "") + w[i];
         } else if (cmd == "compare-select") {
             if (nargs != 2) throw error(fmt::format("'compare-select' takes two pins (A B), got {}", nargs));
             c.kind = ScriptCommand::Kind::CompareSelect;
@@ -114,7 +140,8 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             }
         } else {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
-                                    "pin, compare-select, compare-tab, export-compare)",
+                                    "expect, session, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
+                                    "compare-select, compare-tab, export-compare)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -132,6 +159,24 @@ Script parseScript(const std::filesystem::path& file) {
 
 void ScriptRunner::fail(const ScriptCommand& c, const std::string& reason) const {
     throw ScriptError(fmt::format("{}:{}: {}", m_script.file, c.line, reason));
+}
+
+bool ScriptRunner::waitFor(const ScriptCommand& c, bool done, std::chrono::seconds cap, const char* what) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_waitStart) m_waitStart = now;
+    if (!done && now - *m_waitStart < cap) return true;
+    m_waitStart.reset();
+    if (!done) fail(c, fmt::format("{} did not finish within {} s", what, cap.count()));
+    return false;
+}
+
+int ScriptRunner::variantIndex(const ScriptCommand& c, ExplorerApp& app, const std::string& name) const {
+    const CompareModel& cmp = app.model().compare();
+    const int i = cmp.find(name);
+    if (i < 0)
+        fail(c, fmt::format("no single variant matches '{}' ({} in the session: give a 1-based position or a name)", name,
+                            cmp.pins().size()));
+    return i;
 }
 
 void ScriptRunner::step(ExplorerApp& app) {
@@ -191,26 +236,102 @@ void ScriptRunner::step(ExplorerApp& app) {
             m_waitStart.reset();
             break;
         }
-        case ScriptCommand::Kind::Pin: {
-            // Waits like wait-compile: a pin needs the ptxas report, the last stage to land.
-            const auto now = std::chrono::steady_clock::now();
-            if (!m_waitStart) m_waitStart = now;
-            if (!model.compileIdle() && now - *m_waitStart < kCompileWaitCap) return;
-            m_waitStart.reset();
-            std::string why;
-            if (!app.pinCurrent(&why)) fail(c, "cannot pin: " + why);
+        case ScriptCommand::Kind::Keep: {
+            // Waits like wait-compile (keeping needs the ptxas report, the last stage to land),
+            // then for the session to write it.
+            if (m_waitFrames < 0) {
+                if (waitFor(c, model.compileIdle(), kCompileWaitCap, "the compile")) return;
+                std::string why;
+                if (!app.keepCurrent(&why)) fail(c, "cannot keep: " + why);
+                m_waitFrames = 0;
+            }
+            if (waitFor(c, !model.session().busy(), kSessionWaitCap, "writing the session")) return;
+            m_waitFrames = -1;
+            if (!model.session().error().empty()) fail(c, model.session().error());
             break;
         }
+        case ScriptCommand::Kind::Session:
+        case ScriptCommand::Kind::SaveAs:
+        case ScriptCommand::Kind::Rename:
+        case ScriptCommand::Kind::Notes:
+        case ScriptCommand::Kind::WaitSession: {
+            SessionModel& session = model.session();
+            if (m_waitFrames < 0) {
+                session.clearError();
+                if (c.kind == ScriptCommand::Kind::Session) {
+                    if (c.argument.empty()) session.openDefault();
+                    else session.openOrCreate(c.argument);
+                }
+                if (c.kind == ScriptCommand::Kind::SaveAs) session.saveAs(c.argument);
+                if (c.kind == ScriptCommand::Kind::WaitSession) model.saveEditorStateNow();
+                if (c.kind == ScriptCommand::Kind::Rename || c.kind == ScriptCommand::Kind::Notes) {
+                    const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(variantIndex(c, app, c.argument))]->variantId;
+                    if (c.kind == ScriptCommand::Kind::Rename) session.rename(id, c.second);
+                    else session.setNotes(id, c.second);
+                }
+                m_waitFrames = 0;
+            }
+            if (waitFor(c, !session.busy(), kSessionWaitCap, "the session")) return;
+            m_waitFrames = -1;
+            if (!session.error().empty()) fail(c, session.error());
+            // The editor follows an opened session on the next update().
+            model.update();
+            break;
+        }
+        case ScriptCommand::Kind::LoadVariant: {
+            const int i = variantIndex(c, app, c.argument);
+            const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(i)]->variantId;
+            if (!model.loadVariant(id)) fail(c, fmt::format("'{}' cannot be loaded: its template or arch is unknown here", c.argument));
+            app.variants().select(id);
+            break;
+        }
+        case ScriptCommand::Kind::Run:
+        case ScriptCommand::Kind::Fault: {
+            RunModel& runs = model.runs();
+            const bool compiled = c.kind == ScriptCommand::Kind::Fault || model.compileIdle();
+            if (waitFor(c, compiled && runs.runnerState() != RunnerState::Probing, kCompileWaitCap, "the compile and the GPU probe")) return;
+            if (runs.runnerState() != RunnerState::Ready) fail(c, "cannot run: " + runs.unavailableReason());
+            if (c.kind == ScriptCommand::Kind::Fault) {
+                runs.startPlantedFault(c.argument);
+            } else {
+                try {
+                    model.runCurrent();
+                } catch (const engine::InputError& e) {
+                    fail(c, std::string("cannot run: ") + e.what());
+                }
+            }
+            break;
+        }
+        case ScriptCommand::Kind::WaitRun: {
+            RunModel& runs = model.runs();
+            if (waitFor(c, !runs.running(), kRunWaitCap, "the run")) return;
+            model.update();  // the report lands in the history on the next update
+            if (!runs.history().empty()) {
+                const engine::RunReport& r = runs.history().back().report;
+                std::string outcome = r.ok ? fmt::format("{} {:.4f} ms {:.2f} TFLOP/s {:.1f} GB/s", r.correctness.passed ? "PASS" : "FAIL",
+                                                         r.medianMs, r.tflops, r.gbps)
+                                           : "failed: " + r.error;
+                if (r.ok && r.baseline && r.baseline->speedup > 0) outcome += fmt::format(" {:.3f}x {}", r.baseline->speedup, r.baseline->name);
+                std::cerr << fmt::format("kernel-explorer: run: {}: {}\n", r.variant, outcome);
+            }
+            break;
+        }
+        case ScriptCommand::Kind::Expect:
+            for (const auto& [k, v] : c.values) {
+                const std::string got = model.paramValue(k);
+                if (got != v) fail(c, fmt::format("expected {}={}, the editor has {}={}", k, v, k, got.empty() ? "(none)" : got));
+            }
+            break;
+        case ScriptCommand::Kind::Crash:
+            std::cerr.flush();
+            ::raise(SIGKILL);
+            break;
         case ScriptCommand::Kind::CompareSelect: {
             const CompareModel& cmp = model.compare();
             const int a = cmp.find(c.argument);
             const int b = cmp.find(c.second);
-            auto missing = [&](const std::string& which) {
-                fail(c, fmt::format("no single pin matches '{}' ({} pinned: give a 1-based position or a name)", which,
-                                    cmp.pins().size()));
-            };
-            if (a < 0) missing(c.argument);
-            if (b < 0) missing(c.second);
+            if (a < 0) variantIndex(c, app, c.argument);
+            if (b < 0) variantIndex(c, app, c.second);
             app.showView("compare");
             app.compare().selectPair(a, b);
             break;

@@ -10,11 +10,25 @@
 //                            compare)
 //   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
 //   wait-compile             render until the pending compile finished (at most 120 s)
-//   pin                      wait like wait-compile, then pin the current variant for comparison
-//                            (fails when it did not compile; re-pinning a name replaces that pin)
-//   compare-select A B       open the Compare view, diff pins A and B and tick both for the table;
-//                            a pin is its 1-based position, its name, or the distinctive tail of
-//                            its name ("64x128x32_w32x64_s2")
+//   session [FILE]           open the session FILE, or create it when absent; without FILE, the
+//                            session a normal start opens (the most recent); wait until it is open
+//   save-as FILE             save the session as FILE and continue in it
+//   keep                     wait like wait-compile, then keep the current variant in the session
+//                            and wait until it is written ("pin" is the same command)
+//   rename VARIANT NEW       rename a kept variant
+//   notes VARIANT TEXT...    set a kept variant's notes (the rest of the line)
+//   load-variant VARIANT     put a kept variant in the editor
+//   wait-session             write the editor state now and wait until every change is written
+//   run                      wait like wait-compile, then run the current variant on the GPU
+//                            (fails when there is no GPU or the variant cannot run)
+//   fault KIND               launch a planted faulty kernel: out_of_bounds, trap or hang
+//   wait-run                 render until the run in flight ended (at most 600 s); prints
+//                            "kernel-explorer: run: VARIANT: ..." with its outcome on stderr
+//   expect KEY=VALUE...      fail unless the editor's parameters have these values (tests)
+//   crash                    end the process with SIGKILL at once, as `kill -9` would
+//   compare-select A B       open the Compare view, diff variants A and B and tick both for the
+//                            table; a variant is its 1-based position in the session, its name,
+//                            or the distinctive tail of its name ("64x128x32_w32x64_s2")
 //   compare-tab source|ptx|sass   select a diff tab of the Compare view
 //   export-compare FILE      write the Compare view's metrics table as FILE.csv or FILE.md
 //   frames N                 render N frames
@@ -43,12 +57,13 @@ public:
 struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
-        Pin, CompareSelect, CompareTab, ExportCompare
+        Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
+        WaitSession, Run, Fault, WaitRun, Crash, Expect
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
-    std::string second;                                       // compare-select: pin B
-    std::vector<std::pair<std::string, std::string>> values;  // set
+    std::string second;                                       // compare-select: B; rename: new name; notes: text
+    std::vector<std::pair<std::string, std::string>> values;  // set, expect
     int count = 0;                                            // frames
     int line = 0;
 };
@@ -76,6 +91,10 @@ public:
 
 private:
     [[noreturn]] void fail(const ScriptCommand& c, const std::string& reason) const;
+    // True while the command must wait for `done` (checked each frame) up to `cap`; fails the
+    // command when the session reports an error meanwhile.
+    bool waitFor(const ScriptCommand& c, bool done, std::chrono::seconds cap, const char* what);
+    int variantIndex(const ScriptCommand& c, ExplorerApp& app, const std::string& name) const;
 
     Script m_script;
     std::size_t m_pc = 0;
@@ -89,5 +108,8 @@ private:
 constexpr int kSettleFrames = 3;
 // How long wait-compile and --screenshot wait for a compile.
 constexpr std::chrono::seconds kCompileWaitCap{120};
+// How long session commands wait for the file, and wait-run for a run.
+constexpr std::chrono::seconds kSessionWaitCap{60};
+constexpr std::chrono::seconds kRunWaitCap{600};
 
 }  // namespace kx::app

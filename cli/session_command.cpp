@@ -4,6 +4,7 @@
 #include "run/calibration.hpp"
 #include "run/run_report_json.hpp"
 #include "store/schema.hpp"
+#include "store/session_record.hpp"
 #include "store/session_store.hpp"
 #include "util/error.hpp"
 
@@ -20,52 +21,19 @@ using namespace kx::engine;
 
 namespace {
 
-// The resource report artifact: the ptxas report of each kernel, as JSON.
-std::string resourcesJson(const std::vector<KernelResources>& kernels) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const KernelResources& k : kernels)
-        list.push_back({{"function", k.function},
-                        {"registers", k.registers},
-                        {"shared_bytes", k.sharedBytes},
-                        {"constant_bytes", k.constantBytes},
-                        {"stack_frame_bytes", k.stackFrameBytes},
-                        {"spill_store_bytes", k.spillStoreBytes},
-                        {"spill_load_bytes", k.spillLoadBytes},
-                        {"barriers", k.barriers}});
-    return list.dump(2);
-}
-
-std::string calibrationJson(const std::string& device) {
-    const auto c = loadCalibration(device);
-    if (!c) return "";
-    return nlohmann::json{{"device", c->device}, {"measured_at", c->measuredAt}, {"copy_gbs", c->copyGBs},
-                          {"gemm_tflops", c->gemmTflops}, {"gemm_size", c->gemmSize}}
-        .dump();
-}
-
-// The variant to record into: the one with this name when its config and arch match, else a new
-// one, named "NAME@ARCH" or "NAME-2", "NAME-3"... when the name is taken by another config.
-std::int64_t variantFor(SessionStore& store, const std::string& name, const std::string& arch, const Config& config) {
-    for (int attempt = 0;; ++attempt) {
-        const std::string candidate = attempt == 0 ? name : attempt == 1 ? name + "@" + arch : name + "-" + std::to_string(attempt);
-        const auto existing = store.findVariant(candidate);
-        if (!existing) return store.addVariant(candidate, arch, config);
-        if (existing->config == config && existing->arch == arch) return existing->id;
-    }
-}
-
 std::string fmtMs(const std::optional<double>& ms) { return ms ? fmt::format("{:.4f}", *ms) : "-"; }
 
 void printResources(const std::string& json) {
-    const nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
-    if (!list.is_array()) {
+    std::vector<KernelResources> kernels;
+    try {
+        kernels = parseResourcesJson(json);
+    } catch (const InputError&) {
         fmt::print("    (unreadable resource report)\n");
         return;
     }
-    for (const auto& k : list)
-        fmt::print("    {}: {} registers, {} B shared, {} B stack, spills {} B stored / {} B loaded, {} barriers\n",
-                   k.value("function", "?"), k.value("registers", 0), k.value("shared_bytes", 0LL), k.value("stack_frame_bytes", 0LL),
-                   k.value("spill_store_bytes", 0LL), k.value("spill_load_bytes", 0LL), k.value("barriers", 0));
+    for (const KernelResources& k : kernels)
+        fmt::print("    {}: {} registers, {} B shared, {} B stack, spills {} B stored / {} B loaded, {} barriers\n", k.function,
+                   k.registers, k.sharedBytes, k.stackFrameBytes, k.spillStoreBytes, k.spillLoadBytes, k.barriers);
 }
 
 void printVariant(const SessionStore& store, const SessionVariant& v) {
@@ -170,14 +138,17 @@ void checkSessionTarget(const std::string& file) {
 std::string recordRun(const std::string& file, const std::string& variantName, const std::string& arch, const Config& config,
                       const std::string& source, const CompileResult& compiled, const RunReport& report) {
     std::error_code ec;
+    // The SASS listing is made before the file is opened: the transaction stays short.
+    std::string sass;
+    if (!compiled.cubin.empty()) {
+        std::string why;
+        sass = disassembleCubin(compiled.cubin, &why).value_or("");
+    }
     SessionStore store = std::filesystem::exists(file, ec) ? SessionStore::open(file) : SessionStore::create(file);
     std::string recorded;
     store.transaction([&] {
-        const std::int64_t id = variantFor(store, variantName, arch, config);
-        store.storeArtifact(id, ArtifactKind::Source, source);
-        if (!compiled.ptx.empty()) store.storeArtifact(id, ArtifactKind::Ptx, compiled.ptx);
-        if (compiled.assembled) store.storeArtifact(id, ArtifactKind::Resources, resourcesJson(compiled.kernels));
-        const std::int64_t run = store.addRun(id, report, calibrationJson(report.deviceName));
+        const std::int64_t id = recordVariant(store, variantName, arch, config, artifactsOf(source, compiled, sass));
+        const std::int64_t run = store.addRun(id, report, calibrationJsonFor(report.deviceName));
         recorded = store.variant(id)->name + " (run " + std::to_string(run) + ")";
     });
     return recorded;

@@ -58,22 +58,17 @@ ImU32 CompareView::columnColour(int column) const {
 void CompareView::syncSelection() {
     const auto& pins = model().compare().pins();
     std::vector<bool> ticked(pins.size(), false);
-    std::vector<const void*> tickedFor(pins.size(), nullptr);
+    std::vector<std::int64_t> tickedFor(pins.size(), 0);
     for (std::size_t i = 0; i < pins.size(); ++i) {
-        tickedFor[i] = pins[i].get();
+        tickedFor[i] = pins[i]->variantId;
         bool found = false;
         for (std::size_t j = 0; j < m_tickedFor.size() && !found; ++j) {
-            if (m_tickedFor[j] == pins[i].get()) {
+            if (m_tickedFor[j] == pins[i]->variantId) {
                 ticked[i] = m_ticked[j];
                 found = true;
             }
         }
-        // Same count, new pointer: replaced in place (a re-pin, or its SASS arrived): keep the tick.
-        if (!found && pins.size() == m_tickedFor.size()) {
-            ticked[i] = m_ticked[i];
-            found = true;
-        }
-        // New pins start ticked while there is room: pinning three variants shows three columns.
+        // New variants start ticked while there is room: keeping three variants shows three columns.
         if (!found) ticked[i] = static_cast<std::size_t>(std::count(ticked.begin(), ticked.end(), true)) < CompareModel::kMaxSelected;
     }
     m_ticked = std::move(ticked);
@@ -112,13 +107,12 @@ void CompareView::rebuild() {
     Key key;
     key.revision = model().compare().revision();
     for (const auto& s : selected()) key.selected.push_back(s.get());
-    key.runs = model().runs().history().size();
     if (m_builtFor && *m_builtFor == key) return;
     m_builtFor = key;
 
     const std::vector<SnapshotPtr> sel = selected();
     std::vector<const engine::RunReport*> runs;
-    for (const auto& s : sel) runs.push_back(CompareModel::latestRun(*s, model().runs()));
+    for (const auto& s : sel) runs.push_back(CompareModel::latestRun(*s));
     m_table = buildMetricTable(sel, runs);
     m_columnPin.clear();
     for (std::size_t i = 0; i < pins.size() && i < m_ticked.size(); ++i)
@@ -176,8 +170,9 @@ void CompareView::drawContent() {
         ImGui::Spacing();
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(Theme::toVec4(theme().palette().textDim),
-                           "Pin at least two compiled variants to compare them: set a config, wait for it to compile, "
-                           "then Compare > Pin for comparison (Ctrl+P) or the Pin button under the configuration.");
+                           "Keep at least two compiled variants in the session to compare them: set a config, wait for it "
+                           "to compile, then Session > Keep current variant (Ctrl+P) or the Keep button under the "
+                           "configuration. Running a variant keeps it too.");
         ImGui::PopTextWrapPos();
         return;
     }
@@ -195,20 +190,20 @@ void CompareView::drawContent() {
 void CompareView::drawToolbar() {
     const Palette& pal = theme().palette();
     CompareModel& cmp = model().compare();
-    const std::string why = CompareModel::cannotPinReason(model());
+    const std::string why = CompareModel::cannotKeepReason(model());
     ImGui::BeginDisabled(!why.empty());
-    if (ImGui::Button("Pin current")) {
+    if (ImGui::Button("Keep current")) {
         try {
-            cmp.pin(model());
+            cmp.keep(model());
         } catch (const engine::InputError& e) {
             m_exportMessage = e.what();
             m_exportFailed = true;
         }
     }
     ImGui::EndDisabled();
-    helpTooltip(why.empty() ? "Pin the current variant (Ctrl+P): a snapshot of its source, PTX, resources and runs." : why);
+    helpTooltip(why.empty() ? "Keep the current variant in the session (Ctrl+P): its source, PTX, SASS, resources and runs." : why);
     ImGui::SameLine();
-    ImGui::TextColored(Theme::toVec4(pal.textDim), "%zu pinned, %zu compared", cmp.pins().size(), selected().size());
+    ImGui::TextColored(Theme::toVec4(pal.textDim), "%zu in the session, %zu compared", cmp.pins().size(), selected().size());
     ImGui::SameLine();
     const bool canExport = !selected().empty();
     ImGui::BeginDisabled(!canExport);
@@ -229,16 +224,19 @@ void CompareView::drawPins() {
     CompareModel& cmp = model().compare();
     const auto& pins = cmp.pins();
     if (pins.empty()) return;
-    int unpin = -1;
     const auto nTicked = static_cast<std::size_t>(std::count(m_ticked.begin(), m_ticked.end(), true));
-    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
-    if (ImGui::BeginTable("##pins", 6, flags)) {
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY;
+    // A long session scrolls here rather than pushing the table off the window.
+    constexpr std::size_t kVisibleRows = 6;
+    const float height = static_cast<float>(std::min(pins.size(), kVisibleRows)) * ImGui::GetFrameHeightWithSpacing() +
+                         ImGui::GetStyle().CellPadding.y * 2;
+    if (ImGui::BeginTable("##pins", 5, flags, ImVec2(0, height))) {
         ImGui::TableSetupColumn("##tick");
         ImGui::TableSetupColumn("#");
         ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableSetupColumn("arch");
         ImGui::TableSetupColumn("latest run");
-        ImGui::TableSetupColumn("##unpin");
         for (std::size_t i = 0; i < pins.size(); ++i) {
             const VariantSnapshot& s = *pins[i];
             ImGui::PushID(static_cast<int>(i));
@@ -257,24 +255,21 @@ void CompareView::drawPins() {
             ImGui::TextColored(Theme::toVec4(colour), "%zu", i + 1);
             ImGui::TableNextColumn();
             ImGui::TextColored(Theme::toVec4(theme().syntax(SyntaxClass::Builtin)), "%s", s.name.c_str());
-            helpTooltip(fmt::format("{}\npinned at {}\n{}", s.config.canonical(), s.pinnedAt,
-                                    s.sass.empty() ? (s.sassNote.empty() ? "SASS: disassembling\u2026" : "no SASS: " + s.sassNote)
-                                                   : "SASS available"));
+            helpTooltip(fmt::format("{}\nupdated {}\n{}{}", s.config.canonical(), s.updatedAt,
+                                    s.sass.empty() ? "no SASS: " + s.sassNote : std::string("SASS available"),
+                                    s.notes.empty() ? std::string() : "\n\n" + s.notes));
             ImGui::TableNextColumn();
             ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", s.arch.c_str());
             ImGui::TableNextColumn();
-            if (const engine::RunReport* r = CompareModel::latestRun(s, model().runs())) {
+            if (const engine::RunReport* r = CompareModel::latestRun(s)) {
                 ImGui::Text("%.3f ms", r->medianMs);
             } else {
                 ImGui::TextColored(Theme::toVec4(pal.textFaint), "not run");
             }
-            ImGui::TableNextColumn();
-            if (ImGui::SmallButton("Unpin")) unpin = static_cast<int>(i);
             ImGui::PopID();
         }
         ImGui::EndTable();
     }
-    if (unpin >= 0) cmp.unpin(static_cast<std::size_t>(unpin));
 }
 
 void CompareView::drawTable(float height) {

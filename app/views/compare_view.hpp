@@ -67,7 +67,7 @@ private:
     ImU32 columnColour(int column) const;
 
     std::vector<bool> m_ticked;   // per pin, in pins() order
-    std::vector<const void*> m_tickedFor;  // the pin each flag was set for
+    std::vector<std::int64_t> m_tickedFor;  // the variant id each flag was set for
     int m_pairA = 0, m_pairB = 1; // pin indices for the diffs
     const void* m_pairAFor = nullptr;
     const void* m_pairBFor = nullptr;
@@ -77,7 +77,6 @@ private:
     struct Key {
         std::uint64_t revision = 0;
         std::vector<const void*> selected;
-        std::size_t runs = 0;
         bool operator==(const Key&) const = default;
     };
     std::optional<Key> m_builtFor;

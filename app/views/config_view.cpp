@@ -69,24 +69,25 @@ void ConfigView::drawContent() {
     drawValidity();
     ImGui::Spacing();
     drawName();
-    // Reset and Pin share the row: halves of the width.
+    // Reset and Keep share the row: halves of the width.
     const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     if (ImGui::Button("Reset to defaults", ImVec2(half, 0))) {
         model().resetToDefaults();
         m_editError.clear();
     }
     ImGui::SameLine();
-    const std::string why = CompareModel::cannotPinReason(model());
+    const std::string why = CompareModel::cannotKeepReason(model());
     ImGui::BeginDisabled(!why.empty());
-    if (ImGui::Button("Pin for comparison", ImVec2(-FLT_MIN, 0))) {
+    if (ImGui::Button("Keep in session", ImVec2(-FLT_MIN, 0))) {
         try {
-            model().compare().pin(model());
+            model().compare().keep(model());
         } catch (const engine::InputError& e) {
             m_editError = e.what();
         }
     }
     ImGui::EndDisabled();
-    helpTooltip(why.empty() ? fmt::format("Keep a snapshot of this variant for Compare (Ctrl+P); {} pinned now.",
+    helpTooltip(why.empty() ? fmt::format("Keep this variant in the session, with its source, PTX, SASS and resources, "
+                                          "to compare it and find it again (Ctrl+P); {} kept now.",
                                           model().compare().pins().size())
                             : why);
     m_footerHeight = ImGui::GetCursorPosY() - footerTop;

@@ -19,7 +19,7 @@ struct ViewContext {
 };
 
 // Where the main layout puts a view. Floating views place themselves.
-enum class Slot { LeftTop, LeftFill, Centre, RightTop, RightFill, RightBottom, StatusBar, Floating };
+enum class Slot { LeftTop, LeftFill, LeftBottom, Centre, RightTop, RightFill, RightBottom, StatusBar, Floating };
 
 class View {
 public:

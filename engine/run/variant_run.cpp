@@ -330,4 +330,15 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
     return report;
 }
 
+RunReport runPlantedFault(RunnerClient& runner, const std::string& kind, double timeoutSeconds) {
+    if (kind != "out_of_bounds" && kind != "trap" && kind != "hang")
+        throw InputError("unknown planted fault '" + kind + "' (out_of_bounds, trap or hang)");
+    RunReport report;
+    report.variant = "planted fault: " + kind;
+    const nlohmann::json reply = runner.request({{"cmd", "fault"}, {"kind", kind}}, timeoutSeconds);
+    report.ok = reply.value("ok", false);
+    report.error = report.ok ? std::string("the planted kernel did not fault") : reply.value("error", std::string("the runner failed"));
+    return report;
+}
+
 }  // namespace kx::engine

@@ -86,6 +86,12 @@ std::pair<std::string, int> dtypeOfCType(const std::string& ctype);
 RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& config, const Arch& arch,
                      const SizeMap& sizes, const CompileResult& compiled, const RunOptions& options);
 
+// Launches one of the runner's planted faulty kernels ("out_of_bounds", "trap", "hang"; see
+// runner/PROTOCOL.md) with a deadline of `timeoutSeconds`: a report with ok=false whose error
+// says in plain words what happened (the runner is replaced). variant is "planted fault: KIND".
+// Throws InputError on another kind.
+RunReport runPlantedFault(RunnerClient& runner, const std::string& kind, double timeoutSeconds);
+
 // The runner's device list ({"ok":..,"devices":[...]}), or the reason there is none.
 nlohmann::json listDevices(RunnerClient& runner);
 

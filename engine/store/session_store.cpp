@@ -540,6 +540,57 @@ std::vector<TutorialProgress> SessionStore::allTutorialProgress() const {
     return list;
 }
 
+// [SECTION] Editor state and copies
+
+void SessionStore::setEditorState(const std::string& json) {
+    write("save the editor state", [&] {
+        SQLite::Statement st(*m_db, "INSERT INTO meta(key, value) VALUES('editor_state', ?) "
+                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+        st.bind(1, json);
+        st.exec();
+    });
+}
+
+std::string SessionStore::editorState() const {
+    SQLite::Statement st(*m_db, "SELECT value FROM meta WHERE key = 'editor_state'");
+    return st.executeStep() ? st.getColumn(0).getString() : std::string();
+}
+
+void SessionStore::saveCopyAs(const fs::path& target) const {
+    std::error_code ec;
+    const fs::path absTarget = fs::absolute(target, ec);
+    if (fs::exists(absTarget, ec) && fs::equivalent(absTarget, m_path, ec))
+        throw InputError(target.string() + " is this session's own file");
+    const fs::path parent = absTarget.parent_path();
+    if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK) != 0)
+        throw InputError("cannot save " + target.string() + ": its folder does not exist or is not writable");
+    // VACUUM INTO refuses an existing file: write a fresh temporary one and rename it over the
+    // target, which is atomic on one file system.
+    const fs::path temp = parent / ("." + absTarget.filename().string() + ".saving-" + std::to_string(::getpid()));
+    fs::remove(temp, ec);
+    try {
+        SQLite::Statement st(*m_db, "VACUUM INTO ?");
+        st.bind(1, temp.string());
+        st.exec();
+    } catch (const std::exception& e) {
+        fs::remove(temp, ec);
+        throw InputError("cannot save " + target.string() + ": " + e.what());
+    }
+    // The copy is a plain rollback-journal file; the next open switches it to WAL.
+    {
+        const int fd = ::open(temp.c_str(), O_RDONLY);
+        if (fd >= 0) {
+            ::fsync(fd);
+            ::close(fd);
+        }
+    }
+    fs::rename(temp, absTarget, ec);
+    if (ec) {
+        fs::remove(temp, ec);
+        throw InputError("cannot save " + target.string() + ": " + ec.message());
+    }
+}
+
 // [SECTION] Export
 
 nlohmann::json SessionStore::exportJson() const {

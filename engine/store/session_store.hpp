@@ -13,6 +13,7 @@
 //                               whole RunReport, run_report_json.hpp), ok, passed, median_ms,
 //                               created_at
 //   tutorial_progress           tutorial_id, step, state, updated_at
+//   meta "editor_state"         the app's editor state as JSON (setEditorState)
 //
 // [SECTION] Guarantees
 // - Every public call that changes the file is one transaction (or part of the caller's
@@ -152,6 +153,17 @@ public:
     void setTutorialProgress(const std::string& tutorialId, int step, const std::string& state);
     std::optional<TutorialProgress> tutorialProgress(const std::string& tutorialId) const;
     std::vector<TutorialProgress> allTutorialProgress() const;   // by tutorial id
+
+    // [SECTION] Editor state: what the app had on screen (template, arch, config, sizes) as
+    // JSON, so reopening the session puts the user back where they were. "" when never set.
+    void setEditorState(const std::string& json);
+    std::string editorState() const;
+
+    // [SECTION] Copy. Writes a consistent copy of the whole session to `target` (VACUUM INTO a
+    // temporary file next to it, then a rename): `target` is replaced whole or not at all, never
+    // left half-written. Works on a read-only session too. Throws InputError when `target` is
+    // this file or its folder is not writable.
+    void saveCopyAs(const std::filesystem::path& target) const;
 
     // [SECTION] Export.
     // {"app", "schema_version", "created", "variants": [{..., "config": {...}, "artifacts":

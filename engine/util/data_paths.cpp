@@ -32,20 +32,34 @@ fs::path dataRoot() {
     return fs::path(KX_DEFAULT_DATA_DIR);
 }
 
-fs::path cacheRoot() {
+// $ENV_VAR/kernel-explorer/<sub>, else ~/<homeDefault>/kernel-explorer/<sub>, else under the
+// temporary folder; created on first use.
+static fs::path userFolder(const char* xdgVariable, const char* homeDefault, const fs::path& sub) {
     fs::path root;
-    if (const char* env = std::getenv("KX_CACHE_DIR"); env && *env) {
-        root = env;
-    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    if (const char* xdg = std::getenv(xdgVariable); xdg && *xdg) {
         root = fs::path(xdg) / "kernel-explorer";
     } else if (const char* home = std::getenv("HOME"); home && *home) {
-        root = fs::path(home) / ".cache" / "kernel-explorer";
+        root = fs::path(home) / homeDefault / "kernel-explorer";
     } else {
-        root = fs::temp_directory_path() / "kernel-explorer-cache";
+        root = fs::temp_directory_path() / "kernel-explorer";
     }
+    if (!sub.empty()) root /= sub;
     std::error_code ec;
     fs::create_directories(root, ec);
     return root;
 }
+
+fs::path cacheRoot() {
+    if (const char* env = std::getenv("KX_CACHE_DIR"); env && *env) {
+        std::error_code ec;
+        fs::create_directories(env, ec);
+        return fs::path(env);
+    }
+    return userFolder("XDG_CACHE_HOME", ".cache", "");
+}
+
+fs::path configRoot() { return userFolder("XDG_CONFIG_HOME", ".config", ""); }
+
+fs::path sessionsRoot() { return userFolder("XDG_DATA_HOME", ".local/share", "sessions"); }
 
 }  // namespace kx::engine

@@ -13,4 +13,12 @@ std::filesystem::path dataRoot();
 // else ~/.cache/kernel-explorer. Created on first use.
 std::filesystem::path cacheRoot();
 
+// Per-user settings (the recent-sessions list): $XDG_CONFIG_HOME/kernel-explorer, else
+// ~/.config/kernel-explorer. Created on first use.
+std::filesystem::path configRoot();
+
+// Where new sessions go when the user has not chosen a file: $XDG_DATA_HOME/kernel-explorer/sessions,
+// else ~/.local/share/kernel-explorer/sessions. Created on first use.
+std::filesystem::path sessionsRoot();
+
 }  // namespace kx::engine

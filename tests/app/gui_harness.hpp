@@ -46,20 +46,26 @@ struct RunResult {
     std::string stderrText;
 };
 
-// Runs the app under xvfb-run with the given arguments; stderr is captured.
-inline RunResult runApp(const TempDir& dir, const std::string& args) {
+// Runs the app under xvfb-run with the given arguments; stderr is captured. `env` is put before
+// the command ("HOME=/tmp/x XDG_CONFIG_HOME=...").
+inline RunResult runApp(const TempDir& dir, const std::string& args, const std::string& env = "") {
     const fs::path err = dir.path / "stderr.txt";
-    const std::string cmd = "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kAppBinary.string() + "' " + args + " 2> '" +
+    const std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kAppBinary.string() + "' " + args + " 2> '" +
                             err.string() + "' > /dev/null";
-    const int status = std::system(cmd.c_str());
     RunResult r;
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.stderrText = readFile(err);
+    // xvfb-run -a picks a free display by looking, so two tests starting at once may pick the
+    // same one and one X server fails to start: that is the harness's trouble, try again.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const int status = std::system(cmd.c_str());
+        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.stderrText = readFile(err);
+        if (r.stderrText.find("Xvfb failed to start") == std::string::npos) break;
+    }
     return r;
 }
 
 inline fs::path writeScript(const TempDir& dir, const std::string& text) {
-    const fs::path p = dir.path / "scenario.kxs";
+    const fs::path p = dir.path / "scenario.script";
     std::ofstream(p) << text;
     return p;
 }

@@ -155,12 +155,12 @@ screenshot )" + shot.string() + R"(
 
 TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][compare]") {
     requirePrerequisites();
-    SECTION("a pin that does not exist") {
+    SECTION("a variant that does not exist") {
         TempDir dir("compare_bad_pin");
         const fs::path script = writeScript(dir, "template gemm\narch sm_90\npin\ncompare-select 1 7\n");
         const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
         CHECK(r.exitCode == 2);
-        CHECK(r.stderrText.find(script.string() + ":4: no single pin matches '7'") != std::string::npos);
+        CHECK(r.stderrText.find(script.string() + ":4: no single variant matches '7'") != std::string::npos);
     }
     SECTION("a malformed command is caught before a window opens") {
         TempDir dir("compare_bad_syntax");
@@ -169,13 +169,13 @@ TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][c
         CHECK(r.exitCode == 2);
         CHECK(r.stderrText.find(script.string() + ":2: unknown compare tab 'cubin'") != std::string::npos);
     }
-    SECTION("pinning an invalid config") {
+    SECTION("keeping an invalid config") {
         TempDir dir("compare_bad_config");
-        // 64 KiB tiles x 4 stages exceed sm_90's shared memory per block: nothing to pin.
+        // 64 KiB tiles x 4 stages exceed sm_90's shared memory per block: nothing to keep.
         const fs::path script = writeScript(dir, "template gemm\narch sm_90\nset BM=256 BN=256 BK=64 STAGES=4\npin\n");
         const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
         INFO(r.stderrText);
         CHECK(r.exitCode == 2);
-        CHECK(r.stderrText.find(script.string() + ":4: cannot pin") != std::string::npos);
+        CHECK(r.stderrText.find(script.string() + ":4: cannot keep: this config is not valid") != std::string::npos);
     }
 }
