@@ -312,6 +312,13 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
                              [&](std::size_t i) -> std::optional<double> { return snap(i).mix.counts.localMemory(); }, integer);
         for (std::size_t i = 0; i < n; ++i) r.bad[i] = r.values[i] && *r.values[i] > 0;
     }
+    // The user's own words last: why a variant is there, what made it fast or slow.
+    if (std::any_of(variants.begin(), variants.end(), [](const SnapshotPtr& v) { return !v->notes.empty(); })) {
+        b.section("Notes");
+        std::vector<std::string> notes;
+        for (std::size_t i = 0; i < n; ++i) notes.push_back(snap(i).notes.empty() ? std::string(kDash) : snap(i).notes);
+        b.addText("Notes", "The variant's notes (Variants panel, or kx session note).", std::move(notes)).prose = true;
+    }
     return t;
 }
 

@@ -26,6 +26,7 @@ struct MetricRow {
     std::vector<bool> best;                     // per variant: the best value of the row
     std::vector<bool> bad;                      // per variant: a warning value (spills, failed check)
     bool allEqual = false;                      // every variant shows the same text
+    bool prose = false;                         // free text (notes): wrapped, left-aligned
 };
 
 struct MetricTable {

@@ -86,6 +86,11 @@ void ExplorerApp::drawMenuBar() {
     drawSessionMenu();
     drawRunMenu();
     if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("Open Demo Session")) openDemo();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("GEMM and reduction variants with real runs measured on an NVIDIA H100, ready to compare (a copy; "
+                              "the original stays as shipped).");
+        ImGui::Separator();
         if (ImGui::MenuItem("About")) m_about->setOpen(true);
         ImGui::EndMenu();
     }
@@ -166,6 +171,11 @@ void ExplorerApp::saveSessionAs() {
     const std::string name = session.data()->temporary ? "untitled.kxs" : session.data()->path.filename().string();
     requestFile({FileRequest::Mode::Save, "Save session as", sessionFolder(session), name,
                  [&session](const std::filesystem::path& file) { session.saveAs(file); }});
+}
+
+void ExplorerApp::openDemo() {
+    m_model.session().openDemo(m_model.dataRoot() / "sessions" / "demo.kxs");
+    m_compare->setOpen(true);
 }
 
 bool ExplorerApp::keepCurrent(std::string* why) {

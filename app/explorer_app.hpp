@@ -44,6 +44,8 @@ public:
     // Asks for a session file: the desktop's dialog (zenity, kdialog) when there is one, else the
     // built-in one. File > New, Open and Save As go through here.
     void requestFile(FileRequest request);
+    // Help > Open Demo Session: the shipped demo (a copy of it) with the Compare view open.
+    void openDemo();
     // True once File > Quit was chosen.
     bool quitRequested() const { return m_quit; }
 

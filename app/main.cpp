@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <thread>
 #include <vector>
 
 using namespace kx;
@@ -195,6 +196,9 @@ int main(int argc, char** argv) {
                 }
             }
             glfwSwapBuffers(window);
+            // Scripted runs render without vsync; while a kernel is timed on the GPU, do not
+            // compete with it for the GPU at hundreds of frames a second.
+            if (headless && model.runs().running()) std::this_thread::sleep_for(std::chrono::milliseconds(30));
         }
         // Where the user was, for the next start; the session writes it before it closes.
         model.saveEditorStateNow();

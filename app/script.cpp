@@ -79,9 +79,11 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                     throw error(fmt::format("expected KEY=VALUE, got '{}'", w[i]));
                 c.values.emplace_back(w[i].substr(0, eq), w[i].substr(eq + 1));
             }
-        } else if (cmd == "keep" || cmd == "pin" || cmd == "wait-session" || cmd == "run" || cmd == "wait-run" || cmd == "crash") {
+        } else if (cmd == "keep" || cmd == "pin" || cmd == "wait-session" || cmd == "run" || cmd == "wait-run" || cmd == "crash" ||
+                   cmd == "demo") {
             if (nargs != 0) throw error(fmt::format("'{}' takes no argument", cmd));
             c.kind = cmd == "wait-session" ? ScriptCommand::Kind::WaitSession
+                     : cmd == "demo"       ? ScriptCommand::Kind::Demo
                      : cmd == "run"        ? ScriptCommand::Kind::Run
                      : cmd == "wait-run"   ? ScriptCommand::Kind::WaitRun
                      : cmd == "crash"      ? ScriptCommand::Kind::Crash
@@ -140,7 +142,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             }
         } else {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
-                                    "expect, session, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
+                                    "expect, session, demo, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
                                     "compare-select, compare-tab, export-compare)",
                                     cmd));
         }
@@ -251,6 +253,7 @@ void ScriptRunner::step(ExplorerApp& app) {
             break;
         }
         case ScriptCommand::Kind::Session:
+        case ScriptCommand::Kind::Demo:
         case ScriptCommand::Kind::SaveAs:
         case ScriptCommand::Kind::Rename:
         case ScriptCommand::Kind::Notes:
@@ -263,6 +266,7 @@ void ScriptRunner::step(ExplorerApp& app) {
                     else session.openOrCreate(c.argument);
                 }
                 if (c.kind == ScriptCommand::Kind::SaveAs) session.saveAs(c.argument);
+                if (c.kind == ScriptCommand::Kind::Demo) app.openDemo();
                 if (c.kind == ScriptCommand::Kind::WaitSession) model.saveEditorStateNow();
                 if (c.kind == ScriptCommand::Kind::Rename || c.kind == ScriptCommand::Kind::Notes) {
                     const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(variantIndex(c, app, c.argument))]->variantId;

@@ -298,6 +298,23 @@ void SessionModel::openDefault() {
     });
 }
 
+void SessionModel::openDemo(const fs::path& demoFile) {
+    m_message.clear();
+    enqueue("open the demo session", [demoFile](Worker& w) {
+        const fs::path copy = sessionsRoot() / "demo.kxs";
+        std::error_code ec;
+        if (!fs::exists(copy, ec)) {
+            if (!fs::exists(demoFile, ec)) throw InputError(demoFile.string() + " is missing");
+            // Through a temporary name: an interrupted copy never looks like a session.
+            const fs::path temp = copy.string() + ".copying";
+            fs::copy_file(demoFile, temp, fs::copy_options::overwrite_existing);
+            fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+            fs::rename(temp, copy);
+        }
+        w.switchTo(SessionStore::open(copy), false);
+    });
+}
+
 void SessionModel::openTemporary() {
     enqueue("create a scratch session", [](Worker& w) {
         std::string pattern = (fs::temp_directory_path() / "kernel-explorer-XXXXXX").string();

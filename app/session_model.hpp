@@ -74,6 +74,10 @@ public:
     void saveAs(const std::filesystem::path& file);
     // The most recent session that still opens, else a new one under sessionsRoot().
     void openDefault();
+    // The demo session (real runs measured on an H100, sessions/demo.kxs under the data root),
+    // as a copy under sessionsRoot() made on first use, so exploring it never changes the
+    // original. An existing copy is opened as it is.
+    void openDemo(const std::filesystem::path& demoFile);
     // A scratch session in a temporary folder, deleted when the model goes.
     void openTemporary();
 

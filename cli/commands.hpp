@@ -91,7 +91,8 @@ int calibrate(const Context& ctx, const CalibrateArgs& args);
 // missing, not a session, damaged or from a newer version; `new` on an existing file.
 struct SessionArgs {
     std::string file;
-    std::string variant;          // show: only this variant
+    std::string variant;          // show: only this variant; note: the variant
+    std::string notes;            // note: the text
     std::string format = "json";  // export: "json" (everything but artifact bytes) or "csv" (one row per run)
     std::string output;           // export: file to write (default stdout)
 };
@@ -99,6 +100,7 @@ int sessionNew(const SessionArgs& args);
 int sessionList(const SessionArgs& args);
 int sessionShow(const SessionArgs& args);
 int sessionExport(const SessionArgs& args);
+int sessionNote(const SessionArgs& args);
 
 // For `kx run --session FILE`, before the run: throws InputError when FILE exists but is not a
 // writable session, or is absent and cannot be created, so no GPU time is spent for nothing.

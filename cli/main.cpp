@@ -85,6 +85,10 @@ int main(int argc, char** argv) {
     CLI::App* sessionShow = sessionCmd->add_subcommand("show", "Show variants in detail: config, notes, artifacts, resources, runs");
     sessionShow->add_option("file", sess.file, "Session file (.kxs)")->required();
     sessionShow->add_option("--variant", sess.variant, "Only this variant");
+    CLI::App* sessionNote = sessionCmd->add_subcommand("note", "Set a variant's notes (what it is for, why it is fast or slow)");
+    sessionNote->add_option("file", sess.file, "Session file (.kxs)")->required();
+    sessionNote->add_option("variant", sess.variant, "Variant name (see 'kx session list')")->required();
+    sessionNote->add_option("text", sess.notes, "The notes; \"\" clears them")->required();
     CLI::App* sessionExport = sessionCmd->add_subcommand("export", "Export the session as JSON (everything but artifact bytes) or CSV (one row per run)");
     sessionExport->add_option("file", sess.file, "Session file (.kxs)")->required();
     sessionExport->add_option("--format", sess.format, "json or csv")->check(CLI::IsMember({"json", "csv"}));
@@ -144,6 +148,7 @@ int main(int argc, char** argv) {
         if (*sessionList) return cli::sessionList(sess);
         if (*sessionShow) return cli::sessionShow(sess);
         if (*sessionExport) return cli::sessionExport(sess);
+        if (*sessionNote) return cli::sessionNote(sess);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;

@@ -124,6 +124,14 @@ int sessionExport(const SessionArgs& args) {
     return 0;
 }
 
+int sessionNote(const SessionArgs& args) {
+    SessionStore store = SessionStore::open(args.file);
+    const auto v = store.findVariant(args.variant);
+    if (!v) throw InputError("the session " + args.file + " has no variant named '" + args.variant + "' (see 'kx session list')");
+    store.setNotes(v->id, args.notes);
+    return 0;
+}
+
 void checkSessionTarget(const std::string& file) {
     std::error_code ec;
     if (std::filesystem::exists(file, ec)) {

@@ -231,12 +231,13 @@ void CompareView::drawPins() {
     constexpr std::size_t kVisibleRows = 6;
     const float height = static_cast<float>(std::min(pins.size(), kVisibleRows)) * ImGui::GetFrameHeightWithSpacing() +
                          ImGui::GetStyle().CellPadding.y * 2;
-    if (ImGui::BeginTable("##pins", 5, flags, ImVec2(0, height))) {
+    if (ImGui::BeginTable("##pins", 6, flags, ImVec2(0, height))) {
         ImGui::TableSetupColumn("##tick");
         ImGui::TableSetupColumn("#");
-        ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("variant");
         ImGui::TableSetupColumn("arch");
         ImGui::TableSetupColumn("latest run");
+        ImGui::TableSetupColumn("notes", ImGuiTableColumnFlags_WidthStretch);
         for (std::size_t i = 0; i < pins.size(); ++i) {
             const VariantSnapshot& s = *pins[i];
             ImGui::PushID(static_cast<int>(i));
@@ -265,6 +266,13 @@ void CompareView::drawPins() {
                 ImGui::Text("%.3f ms", r->medianMs);
             } else {
                 ImGui::TextColored(Theme::toVec4(pal.textFaint), "not run");
+            }
+            ImGui::TableNextColumn();
+            if (!s.notes.empty()) {
+                // One line here, clipped by the column; the whole text on hover and in the table.
+                const std::string firstLine = s.notes.substr(0, s.notes.find('\n'));
+                ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", firstLine.c_str());
+                helpTooltip(s.notes);
             }
             ImGui::PopID();
         }
@@ -315,6 +323,12 @@ void CompareView::drawTable(float height) {
         for (int c = 0; c < n; ++c) {
             const auto i = static_cast<std::size_t>(c);
             ImGui::TableNextColumn();
+            if (r.prose) {
+                ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(pal.text));
+                ImGui::TextWrapped("%s", r.texts[i].c_str());
+                ImGui::PopStyleColor();
+                continue;
+            }
             if (r.best[i]) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, pal.bestCellBg);
             const ImU32 colour = r.bad[i] ? pal.error : r.best[i] ? pal.ok : r.allEqual ? pal.textFaint : pal.text;
             // Right-aligned, so digits line up down a column.

@@ -41,6 +41,9 @@ std::string sizesText(const engine::SizeMap& sizes) {
 void RunView::drawContent() {
     drawRunnerStatus();
     drawControls();
+    // A fault test from the Run menu reports here until the next run.
+    const auto& all = model().runs().history();
+    if (!all.empty() && all.back().report.variant.starts_with(engine::kPlantedFaultPrefix)) drawFaultTest(all.back());
     const engine::PreparedVariant* v = model().variant();
     if (!v) return;
     if (const RunRecord* latest = model().runs().latestFor(v->name)) {
@@ -121,6 +124,18 @@ void RunView::drawControls() {
         ImGui::TextWrapped("%s", m_startError.c_str());
         ImGui::PopStyleColor();
     }
+}
+
+void RunView::drawFaultTest(const RunRecord& record) {
+    const Palette& pal = theme().palette();
+    const engine::RunReport& r = record.report;
+    const std::string kind = r.variant.substr(std::string_view(engine::kPlantedFaultPrefix).size());
+    sectionHeader("Fault test");
+    dimText(theme(), fmt::format("{}: a planted {} kernel ran in the GPU runner.", record.when, kind));
+    ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(r.ok ? pal.warn : pal.error));
+    ImGui::TextWrapped("%s", r.error.c_str());
+    ImGui::PopStyleColor();
+    if (!r.ok) dimText(theme(), "Only the runner process was lost: the app and your session are unaffected, and the next run starts a fresh runner.");
 }
 
 void RunView::drawResult(const RunRecord& record) {

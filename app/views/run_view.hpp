@@ -23,6 +23,7 @@ private:
     void drawRunnerStatus();
     void drawControls();
     void drawResult(const RunRecord& record);
+    void drawFaultTest(const RunRecord& record);
     void drawHistory(const std::string& variant);
 
     std::string m_startError;  // why the last Run click did not start

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from the repository root, with the binaries built elsewhere carried in
 # .carry/bin and the shared libraries the machine lacks in .carry/lib (see README, "GPU machine").
-# Usage: bench/gpu/run_on_gpu.sh tests|bench|all   (results go to $OUT, or ./gpu-out)
+# Usage: bench/gpu/run_on_gpu.sh tests|bench|demo|all   (results go to $OUT, or ./gpu-out)
+#   tests: the [gpu] tests (the GUI one under Xvfb from .gl when carried, keeping its screenshots)
+#   bench: the GEMM/reduction benchmark; demo: sessions/demo.kxs from real runs
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-$PWD/gpu-out}
@@ -14,7 +16,9 @@ if [[ $PWD != /work/main ]]; then mkdir -p /work && ln -sfn "$PWD" /work/main; f
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 
 if [[ $what == tests || $what == all ]]; then
-  build/bin/test_gpu --durations yes 2>&1 | tee "$out/test_gpu.txt" | tail -40
+  # The app's [gpu][gui] test needs an X server: the carried one when there is no other.
+  if ! command -v xvfb-run >/dev/null; then export KX_GUI_RUN=$PWD/bench/gpu/gui_on_gpu.sh; fi
+  KX_GUI_SHOTS=$out build/bin/test_gpu --durations yes 2>&1 | tee "$out/test_gpu.txt" | tail -40
 fi
 if [[ $what == tests || $what == all ]]; then
   # What a user types, as the README gives it.
@@ -26,6 +30,10 @@ if [[ $what == tests || $what == all ]]; then
     build/bin/kx mix gemm --arch sm_90
     build/bin/kx mix reduce --arch sm_90
   } > "$out/commands.txt" 2>&1
+fi
+if [[ $what == demo || $what == all ]]; then
+  bench/gpu/make_demo_session.sh "$out"
+  tail -15 "$out/demo_runs.txt"
 fi
 if [[ $what == bench || $what == all ]]; then
   bench/gpu/gemm_reduce_bench.sh "$out" 2>&1 | tee "$out/bench_log.txt" | tail -60

@@ -334,7 +334,7 @@ RunReport runPlantedFault(RunnerClient& runner, const std::string& kind, double 
     if (kind != "out_of_bounds" && kind != "trap" && kind != "hang")
         throw InputError("unknown planted fault '" + kind + "' (out_of_bounds, trap or hang)");
     RunReport report;
-    report.variant = "planted fault: " + kind;
+    report.variant = kPlantedFaultPrefix + kind;
     const nlohmann::json reply = runner.request({{"cmd", "fault"}, {"kind", kind}}, timeoutSeconds);
     report.ok = reply.value("ok", false);
     report.error = report.ok ? std::string("the planted kernel did not fault") : reply.value("error", std::string("the runner failed"));

@@ -88,8 +88,9 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
 
 // Launches one of the runner's planted faulty kernels ("out_of_bounds", "trap", "hang"; see
 // runner/PROTOCOL.md) with a deadline of `timeoutSeconds`: a report with ok=false whose error
-// says in plain words what happened (the runner is replaced). variant is "planted fault: KIND".
+// says in plain words what happened (the runner is replaced). variant is kPlantedFaultPrefix + KIND.
 // Throws InputError on another kind.
+inline constexpr const char* kPlantedFaultPrefix = "planted fault: ";
 RunReport runPlantedFault(RunnerClient& runner, const std::string& kind, double timeoutSeconds);
 
 // The runner's device list ({"ok":..,"devices":[...]}), or the reason there is none.

@@ -132,3 +132,27 @@ TEST_CASE("gui: a read-only session opens for reading and refuses changes", "[ap
     CHECK(r.stderrText.find(script.string() + ":4: cannot keep: the session is read-only") != std::string::npos);
     fs::permissions(file, fs::perms::owner_all);
 }
+
+TEST_CASE("gui: the demo session opens as a copy, with measured runs to compare", "[app][gui][session]") {
+    requirePrerequisites();
+    TempDir dir("session_demo");
+    const fs::path shipped = fs::path(KX_TEST_SOURCE_DIR) / "sessions" / "demo.kxs";
+    REQUIRE(fs::exists(shipped));
+    const std::string before = readFile(shipped);
+    const fs::path csv = dir.path / "demo.csv";
+    const fs::path script = writeScript(dir, "demo\ncompare-select 1 3\nexport-compare " + csv.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "demo.png").string() + "'",
+                               isolatedHome(dir));
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    // The user works in a copy; the shipped file stays as it is.
+    CHECK(fs::exists(dir.path / "home/.local/share/kernel-explorer/sessions/demo.kxs"));
+    CHECK(readFile(shipped) == before);
+    // Real timings, ratios to cuBLAS and the notes that say why the fastest wins.
+    const std::string table = readFile(csv);
+    INFO(table);
+    CHECK(table.find("\nTime (median),ms,") != std::string::npos);
+    CHECK(table.find("\nvs baseline,") != std::string::npos);
+    CHECK(table.find("\nNotes,,") != std::string::npos);
+    CHECK(table.find("Fastest fp32 here") != std::string::npos);
+}

@@ -125,6 +125,19 @@ TEST_CASE("kx session show prints config, notes, resources and runs", "[cli][ses
     CHECK(missing.err.find("'nope'") != std::string::npos);
 }
 
+TEST_CASE("kx session note sets and clears a variant's notes", "[cli][session]") {
+    const fs::path p = populated("note");
+    const Outcome set = runKx("session note " + p.string() + " gemm_64x128x32 'more blocks per SM, fewer registers'");
+    INFO(set.err);
+    REQUIRE(set.exitCode == 0);
+    CHECK(runKx("session show " + p.string() + " --variant gemm_64x128x32").out.find("more blocks per SM, fewer registers") != std::string::npos);
+    REQUIRE(runKx("session note " + p.string() + " gemm_64x128x32 ''").exitCode == 0);
+    CHECK(runKx("session show " + p.string() + " --variant gemm_64x128x32").out.find("notes") == std::string::npos);
+    const Outcome missing = runKx("session note " + p.string() + " nope text");
+    CHECK(missing.exitCode == 2);
+    CHECK(missing.err.find("'nope'") != std::string::npos);
+}
+
 TEST_CASE("kx session export writes JSON or CSV", "[cli][session]") {
     const fs::path p = populated("export");
     const Outcome json = runKx("session export " + p.string());
