@@ -81,6 +81,12 @@ void ExplorerApp::drawMenuBar() {
         if (ImGui::MenuItem("Source", "Ctrl+1")) selectTab(CodeTab::Source);
         if (ImGui::MenuItem("PTX", "Ctrl+2")) selectTab(CodeTab::Ptx);
         if (ImGui::MenuItem("Log", "Ctrl+3")) selectTab(CodeTab::Log);
+        ImGui::Separator();
+        bool prefetch = m_model.prefetch();
+        if (ImGui::MenuItem("Precompile neighbouring configs", nullptr, &prefetch)) m_model.setPrefetch(prefetch);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("After each compile, compile the configs one edit away on a spare core, so the next edit's "
+                              "PTX is usually ready at once.");
         ImGui::EndMenu();
     }
     drawSessionMenu();

@@ -44,6 +44,10 @@ public:
     // Asks for a session file: the desktop's dialog (zenity, kdialog) when there is one, else the
     // built-in one. File > New, Open and Save As go through here.
     void requestFile(FileRequest request);
+    // File > New Session, Open Session, Save Session As: each asks for a file first.
+    void newSession();
+    void openSession();
+    void saveSessionAs();
     // Help > Open Demo Session: the shipped demo (a copy of it) with the Compare view open.
     void openDemo();
     // True once File > Quit was chosen.
@@ -62,9 +66,7 @@ private:
     void drawSessionMenu();
     void drawRunMenu();
     void shortcuts();
-    void newSession();
-    void openSession();
-    void saveSessionAs();
+
     void layout(float menuBarHeight);
 
     ExplorerModel& m_model;

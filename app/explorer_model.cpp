@@ -74,6 +74,8 @@ void ExplorerModel::setParam(const std::string& key, const std::string& value) {
     if (!m_template) throw engine::InputError("no template selected");
     engine::Config next = m_template->withValues(m_config, {{key, value}});
     if (next == m_config) return;  // a click on the current value is not an edit
+    m_lastEdited = key;
+    m_lastPrevious = paramValue(key);
     m_config = std::move(next);
     edited();
 }
@@ -92,6 +94,7 @@ std::string ExplorerModel::paramValue(const std::string& key) const {
 void ExplorerModel::edited() {
     ++m_generation;
     m_editorStateDue = Clock::now() + kEditorStateDelay;
+    m_prefetch.stop();  // the neighbours of the old config are not this one's
     derive();
     if (m_template == nullptr || m_arch == nullptr) {
         m_phase = CompilePhase::Idle;
@@ -223,6 +226,11 @@ void ExplorerModel::updateSession() {
     }
 }
 
+void ExplorerModel::setPrefetch(bool on) {
+    m_prefetchOn = on;
+    if (!on) m_prefetch.stop();
+}
+
 bool ExplorerModel::loadVariant(std::int64_t variantId) {
     const SessionDataPtr& data = m_session.data();
     const SessionEntry* e = data ? data->find(variantId) : nullptr;
@@ -319,6 +327,7 @@ void ExplorerModel::onCompiled(std::uint64_t generation, std::string name, engin
     if (!final) return;  // the PTX is in; the ptxas report is still coming
     m_phase = CompilePhase::Ready;
     m_compilingName.clear();
+    if (m_prefetchOn && m_result->ok && m_template && m_arch) m_prefetch.start(m_template, m_config, *m_arch, m_lastEdited, m_lastPrevious);
 }
 
 }  // namespace kx::app

@@ -11,6 +11,7 @@
 #include "analysis/roofline.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/compiler.hpp"
+#include "compile/neighbour_prefetch.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
 #include "compare_model.hpp"
@@ -89,6 +90,10 @@ public:
     const std::string& skipReason() const { return m_skipReason; }
     // Bumped on every edit; a compile result carries the generation it was started for.
     std::uint64_t generation() const { return m_generation; }
+    // Speculative compiles of the configs one edit away, after each compile (on by default;
+    // scripted runs turn it off so their timings and CPU use stay the user's own).
+    void setPrefetch(bool on);
+    bool prefetch() const { return m_prefetchOn; }
     // The config name being compiled (for the status bar); empty when none.
     const std::string& compilingName() const { return m_compilingName; }
     // True when no debounce is pending and no compile for the latest edit is in flight.
@@ -165,6 +170,9 @@ private:
     std::string m_compilingName;
     std::vector<engine::RooflinePoint> m_measuredPoints;
     std::shared_ptr<engine::Job> m_job;
+    std::string m_lastEdited, m_lastPrevious;  // the parameter edited last and its value before
+    bool m_prefetchOn = true;
+    engine::NeighbourPrefetcher m_prefetch{m_compiler};
 
     RunModel m_runs;
     SessionModel m_session{m_library, m_arches};

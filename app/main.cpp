@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
         app::ExplorerModel model(root, engine::cacheRoot() / "nvrtc");
         for (const auto& w : model.loadWarnings()) std::cerr << "kernel-explorer: warning: " << w << "\n";
         app::ExplorerApp explorer(model, theme);
+        if (headless || runner) model.setPrefetch(false);
         if (!opt.session.empty()) model.session().openOrCreate(opt.session);
         else if (headless || runner) model.session().openTemporary();  // scripted runs leave no files behind
         else model.session().openDefault();

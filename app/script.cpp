@@ -88,6 +88,11 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                      : cmd == "wait-run"   ? ScriptCommand::Kind::WaitRun
                      : cmd == "crash"      ? ScriptCommand::Kind::Crash
                                            : ScriptCommand::Kind::Keep;
+        } else if (cmd == "file-dialog") {
+            if (nargs != 1 || (w[1] != "new" && w[1] != "open" && w[1] != "save-as"))
+                throw error("'file-dialog' takes new, open or save-as");
+            c.kind = ScriptCommand::Kind::FileDialog;
+            c.argument = w[1];
         } else if (cmd == "session" && nargs == 0) {
             c.kind = ScriptCommand::Kind::Session;  // the default session, as at start-up
         } else if (cmd == "session" || cmd == "save-as" || cmd == "load-variant" || cmd == "fault") {
@@ -142,7 +147,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             }
         } else {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
-                                    "expect, session, demo, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
+                                    "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
                                     "compare-select, compare-tab, export-compare)",
                                     cmd));
         }
@@ -320,6 +325,11 @@ void ScriptRunner::step(ExplorerApp& app) {
             }
             break;
         }
+        case ScriptCommand::Kind::FileDialog:
+            if (c.argument == "new") app.newSession();
+            else if (c.argument == "open") app.openSession();
+            else app.saveSessionAs();
+            break;
         case ScriptCommand::Kind::Expect:
             for (const auto& [k, v] : c.values) {
                 const std::string got = model.paramValue(k);

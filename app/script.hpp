@@ -12,6 +12,8 @@
 //   wait-compile             render until the pending compile finished (at most 120 s)
 //   session [FILE]           open the session FILE, or create it when absent; without FILE, the
 //                            session a normal start opens (the most recent); wait until it is open
+//   file-dialog new|open|save-as   open File > New / Open / Save As's dialog (the built-in one
+//                            when KX_NATIVE_DIALOGS=0 or neither zenity nor kdialog is there)
 //   demo                     open the demo session (Help > Open Demo Session) and wait for it
 //   save-as FILE             save the session as FILE and continue in it
 //   keep                     wait like wait-compile, then keep the current variant in the session
@@ -59,7 +61,7 @@ struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
-        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo
+        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sys/wait.h>
 
@@ -155,12 +156,12 @@ std::optional<CompileResult> Compiler::lookup(const std::string& key) {
     }
 }
 
-void Compiler::store(const CompileResult& result) {
+void Compiler::store(const CompileResult& result, bool persist) {
     {
         std::lock_guard lock(m_mutex);
         m_memory[result.cacheKey] = result;
     }
-    if (m_cacheDir.empty()) return;
+    if (m_cacheDir.empty() || !persist) return;
     // Write into a private folder, then rename: readers never see a half-written entry.
     const fs::path finalDir = m_cacheDir / result.cacheKey;
     const fs::path tmpDir = m_cacheDir / (result.cacheKey + ".tmp" + uniqueSuffix());
@@ -177,13 +178,51 @@ void Compiler::store(const CompileResult& result) {
     if (ec) fs::remove_all(tmpDir, ec);  // another thread stored the same key first
 }
 
-CompileResult Compiler::compilePtx(const CompileRequest& request) {
-    const std::string key = ptxCacheKey(request);
-    if (auto cached = lookup(key)) {
-        cached->fromCache = true;
-        cached->compileMs = cached->ptxMs = 0;
-        return *cached;
+bool Compiler::claim(const std::string& key) {
+    std::unique_lock lock(m_mutex);
+    bool waited = false;
+    while (m_inFlight.count(key) != 0) {
+        waited = true;
+        m_released.wait(lock);
     }
+    if (waited && m_memory.count(key) != 0) return false;
+    m_inFlight.insert(key);
+    return true;
+}
+
+void Compiler::release(const std::string& key) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_inFlight.erase(key);
+    }
+    m_released.notify_all();
+}
+
+namespace {
+// Releases a claimed key however the compile ends.
+struct Claim {
+    std::function<void()> release;
+    ~Claim() {
+        if (release) release();
+    }
+};
+}  // namespace
+
+CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) {
+    const std::string key = ptxCacheKey(request);
+    auto fromCache = [&]() -> std::optional<CompileResult> {
+        auto cached = lookup(key);
+        if (cached) {
+            cached->fromCache = true;
+            cached->compileMs = cached->ptxMs = 0;
+        }
+        return cached;
+    };
+    for (;;) {
+        if (auto cached = fromCache()) return *cached;
+        if (claim(key)) break;  // else another thread just compiled it: the cache has it now
+    }
+    Claim claimed{[this, key] { release(key); }};
 
     CompileResult result;
     result.cacheKey = key;
@@ -221,18 +260,22 @@ CompileResult Compiler::compilePtx(const CompileRequest& request) {
 
     result.compileMs = result.ptxMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.diagnostics = parseCompileDiagnostics(result.log);
-    store(result);
+    store(result, persist);
     return result;
 }
 
-CompileResult Compiler::compile(const CompileRequest& request) {
+CompileResult Compiler::compile(const CompileRequest& request, bool persist) {
     const std::string key = compileCacheKey(request);
-    if (auto cached = lookup(key)) {
-        cached->fromCache = true;
-        cached->compileMs = cached->ptxMs = 0;
-        return *cached;
+    for (;;) {
+        if (auto cached = lookup(key)) {
+            cached->fromCache = true;
+            cached->compileMs = cached->ptxMs = 0;
+            return *cached;
+        }
+        if (claim(key)) break;
     }
-    CompileResult result = compilePtx(request);
+    Claim claimed{[this, key] { release(key); }};
+    CompileResult result = compilePtx(request, persist);
     result.cacheKey = key;
     result.fromCache = false;
     if (!result.ok) return result;  // not stored: the PTX stage's own entry already holds it
@@ -276,7 +319,7 @@ CompileResult Compiler::compile(const CompileRequest& request) {
     result.compileMs = result.ptxMs + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.kernels = parsePtxasReport(result.log);
     result.diagnostics = parseCompileDiagnostics(result.log);
-    store(result);
+    store(result, persist);
     return result;
 }
 

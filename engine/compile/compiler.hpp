@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <condition_variable>
 #include <mutex>
+#include <unordered_set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,23 +84,33 @@ std::vector<KernelResources> parsePtxasReport(std::string_view log);
 std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);
 
 // Thread-safe; results are cached in memory and under cacheDir (pass an empty path for memory
-// only). Never throws for compile errors: ok=false with the log.
+// only). A request whose result is being compiled by another thread waits for that compile
+// instead of repeating it (the app's speculative compiles and the user's edit meet here).
+// Never throws for compile errors: ok=false with the log.
 class Compiler {
 public:
     explicit Compiler(std::filesystem::path cacheDir);
 
-    // Source to PTX only (assembled = false): the fast first stage.
-    CompileResult compilePtx(const CompileRequest& request);
+    // Source to PTX only (assembled = false): the fast first stage. persist = false keeps a new
+    // result in memory only (speculative compiles should not fill the disk).
+    CompileResult compilePtx(const CompileRequest& request, bool persist = true);
     // Both stages: PTX (from the cache when compilePtx ran first), CUBIN and the ptxas report.
-    CompileResult compile(const CompileRequest& request);
+    CompileResult compile(const CompileRequest& request, bool persist = true);
 
 private:
     std::optional<CompileResult> lookup(const std::string& key);
-    void store(const CompileResult& result);
+    void store(const CompileResult& result, bool persist);
+    // Waits while another thread compiles `key`, then claims it: returns false when the wait
+    // ended with the result in the memory cache (nothing to compile), true when this thread must
+    // compile it and call release(key) after.
+    bool claim(const std::string& key);
+    void release(const std::string& key);
 
     std::filesystem::path m_cacheDir;
     std::mutex m_mutex;
+    std::condition_variable m_released;
     std::unordered_map<std::string, CompileResult> m_memory;
+    std::unordered_set<std::string> m_inFlight;
 };
 
 // SASS of a CUBIN through nvdisasm or cuobjdump (from PATH or the CUDA toolkit's bin folder).

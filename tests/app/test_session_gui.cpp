@@ -156,3 +156,21 @@ TEST_CASE("gui: the demo session opens as a copy, with measured runs to compare"
     CHECK(table.find("\nNotes,,") != std::string::npos);
     CHECK(table.find("Fastest fp32 here") != std::string::npos);
 }
+
+TEST_CASE("gui: the built-in file dialog lists sessions and folders", "[app][gui][session]") {
+    requirePrerequisites();
+    TempDir dir("session_dialog");
+    const fs::path home = dir.path / "home";
+    const fs::path sessions = home / ".local/share/kernel-explorer/sessions";
+    fs::create_directories(sessions / "older");
+    {
+        SessionStore a = SessionStore::create(sessions / "tiles.kxs");
+    }
+    const fs::path shot = dir.path / "dialog.png";
+    const fs::path script = writeScript(dir, "session " + (sessions / "work.kxs").string() + "\nfile-dialog open\nscreenshot " + shot.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'",
+                               isolatedHome(dir));
+    INFO(r.stderrText);
+    CHECK(r.exitCode == 0);
+    CHECK(fs::exists(shot));
+}
