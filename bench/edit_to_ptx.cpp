@@ -34,14 +34,7 @@ std::vector<Config> validEdits(const Template& t, const Arch& arch, std::size_t 
     std::vector<Config> edits;
     const Config base = t.defaultConfig();
     for (const ParamSpec& p : t.manifest().params) {
-        std::vector<std::string> values;
-        if (p.type == ParamType::Int && !p.allowed.empty())
-            for (long long v : p.allowed) values.push_back(std::to_string(v));
-        if (p.type == ParamType::Int && p.allowed.empty())
-            for (long long v = p.minValue; v <= p.maxValue; ++v) values.push_back(std::to_string(v));
-        if (p.type == ParamType::Enum)
-            for (const EnumChoice& c : p.choices) values.push_back(c.name);
-        if (p.type == ParamType::Bool) values = {"true", "false"};
+        const std::vector<std::string> values = parameterValues(p);
         for (const std::string& value : values) {
             if (value == base.values.at(p.name)) continue;
             Config c = t.withValues(base, {{p.name, value}});

@@ -6,10 +6,7 @@
 
 namespace kx::engine {
 
-namespace {
-
-// The values a parameter may take, in order.
-std::vector<std::string> valuesOf(const ParamSpec& p) {
+std::vector<std::string> parameterValues(const ParamSpec& p) {
     std::vector<std::string> values;
     if (p.type == ParamType::Int && !p.allowed.empty())
         for (long long v : p.allowed) values.push_back(std::to_string(v));
@@ -21,10 +18,12 @@ std::vector<std::string> valuesOf(const ParamSpec& p) {
     return values;
 }
 
+namespace {
+
 // The values one step from `current`: for numbers the adjacent ones (towards `away` from the
 // previous value first), for choices every other one.
 std::vector<std::string> stepsFrom(const ParamSpec& p, const std::string& current, const std::string& previous) {
-    const std::vector<std::string> values = valuesOf(p);
+    const std::vector<std::string> values = parameterValues(p);
     const auto at = std::find(values.begin(), values.end(), current);
     if (at == values.end()) return {};
     std::vector<std::string> out;

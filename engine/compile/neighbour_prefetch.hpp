@@ -24,6 +24,9 @@
 
 namespace kx::engine {
 
+// Every value a parameter may take, in its order, as canonical text.
+std::vector<std::string> parameterValues(const ParamSpec& p);
+
 // The valid configs one parameter away from `config`: each Int parameter's previous and next
 // allowed value (or ±1 in a range), each other choice of an Enum or Bool; ordered as above, with
 // `lastEdited` (may be empty) first and `previousValue` (its value before that edit, may be
