@@ -59,6 +59,13 @@ void printReport(const RunReport& r, const std::string& archName) {
         else
             fmt::print("  baseline      {} {:.1f} GB/s: the kernel reaches {:.1f}% of it\n", b.name, b.gbps, 100.0 * r.gbps / b.gbps);
     }
+    if (r.libraryBaseline) {
+        const BaselineReport& b = *r.libraryBaseline;
+        fmt::print("  library       {} {:.4f} ms, {:.1f} GB/s: the kernel runs at {:.1f}% of its speed\n", b.name, b.medianMs, b.gbps,
+                   100.0 * b.speedup);
+    } else if (!r.libraryBaselineError.empty()) {
+        fmt::print("  library       none: {}\n", r.libraryBaselineError);
+    }
 }
 
 }  // namespace

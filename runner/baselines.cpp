@@ -1,5 +1,7 @@
 #include "baselines.hpp"
 
+#include "cub_reduce.hpp"
+
 #include "kernel_run.hpp"
 
 #include <cublas_v2.h>
@@ -152,6 +154,25 @@ nlohmann::json runBaseline(DeviceContext& ctx, const nlohmann::json& req, const 
         nlohmann::json timing = timeCalls(ctx, warmup, reps, [&] { ctx.check(d.cuMemcpyDtoD(dst.ptr, src.ptr, bytes), "copying"); });
         const double seconds = timing["median_ms"].get<double>() * 1e-3;
         return {{"name", "device copy"}, {"timing", timing}, {"bytes_moved", 2 * bytes}, {"gbps", 2.0 * bytes / seconds / 1e9}};
+    }
+    if (kind == "cub_reduce") {
+        const std::string dtype = req.at("dtype"), op = req.at("op");
+        const size_t n = req.at("n");
+        auto in = buffers.find("in");
+        if (in == buffers.end()) throw RunnerError("the CUB baseline needs the buffer 'in'", false);
+        std::string error;
+        const size_t tempBytes = cubReduceTempBytes(dtype, op, n, &error);
+        if (!error.empty()) throw RunnerError(error, false);
+        DeviceBuffer out(ctx, sizeof(float)), temp(ctx, std::max<size_t>(tempBytes, 1));
+        auto launch = [&] {
+            if (std::string e = cubReduce(dtype, op, in->second, out.ptr, n, temp.ptr, tempBytes); !e.empty()) throw RunnerError(e, true);
+        };
+        launch();
+        ctx.check(d.cuCtxSynchronize(), "running CUB DeviceReduce");
+        nlohmann::json timing = timeCalls(ctx, warmup, reps, launch);
+        const double seconds = timing["median_ms"].get<double>() * 1e-3;
+        const double bytes = static_cast<double>(n) * elemBytes(dtype);
+        return {{"name", "CUB DeviceReduce " + dtype + " " + op}, {"timing", timing}, {"gbps", bytes / seconds / 1e9}};
     }
     throw RunnerError("unknown baseline kind '" + kind + "'", false);
 }

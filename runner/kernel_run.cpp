@@ -208,6 +208,16 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         for (const Arg& arg : args)
             if (arg.role != "size") buffers[arg.name] = arg.sets[0];
         reply["baseline"] = runBaseline(ctx, req["baseline"], buffers, warmup, reps);
+        // A library's own implementation of the operation, when one is asked for (CUB for the
+        // reduction); its failure (a runner built without nvcc) is reported, not fatal.
+        if (req.contains("library_baseline") && req["library_baseline"].is_object()) {
+            try {
+                reply["library_baseline"] = runBaseline(ctx, req["library_baseline"], buffers, warmup, reps);
+            } catch (const RunnerError& e) {
+                if (e.fatal()) throw;
+                reply["library_baseline"] = {{"error", e.what()}};
+            }
+        }
     }
     return reply;
 }

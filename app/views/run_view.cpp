@@ -167,6 +167,11 @@ void RunView::drawResult(const RunRecord& record) {
                                                : fmt::format("{:.1f}% of its GB/s", 100.0 * r.gbps / std::max(b.gbps, 1e-9));
         row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {}", b.name, b.medianMs, ratio), pal.textDim);
     }
+    if (r.libraryBaseline) {
+        const engine::BaselineReport& b = *r.libraryBaseline;
+        row(theme(), "library", fmt::format("{} {:.4f} ms: kernel at {:.1f}% of its speed", b.name, b.medianMs, 100.0 * b.speedup),
+            pal.textDim);
+    }
     row(theme(), "device", r.deviceName, pal.textDim);
     ImGui::EndTable();
 }

@@ -64,6 +64,8 @@ nlohmann::json toJson(const RunReport& r) {
                         {"correctness", toJson(r.correctness)}};
     if (!r.ok) j["error"] = r.error;
     if (r.baseline) j["baseline"] = toJson(*r.baseline);
+    if (r.libraryBaseline) j["library_baseline"] = toJson(*r.libraryBaseline);
+    if (!r.libraryBaselineError.empty()) j["library_baseline_error"] = r.libraryBaselineError;
     if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
     if (r.pctOfCublasPeak) j["pct_of_cublas_peak"] = *r.pctOfCublasPeak;
     return j;
@@ -120,6 +122,9 @@ RunReport runReportFromJson(const nlohmann::json& j) {
     r.driverBlocksPerSm = field(j, "driver_blocks_per_sm", r.driverBlocksPerSm);
     if (j.contains("correctness")) r.correctness = correctnessReportFromJson(j.at("correctness"));
     if (j.contains("baseline") && !j.at("baseline").is_null()) r.baseline = baselineReportFromJson(j.at("baseline"));
+    if (j.contains("library_baseline") && !j.at("library_baseline").is_null())
+        r.libraryBaseline = baselineReportFromJson(j.at("library_baseline"));
+    r.libraryBaselineError = field(j, "library_baseline_error", r.libraryBaselineError);
     if (j.contains("pct_of_copy_bandwidth") && !j.at("pct_of_copy_bandwidth").is_null())
         r.pctOfCopyBandwidth = field(j, "pct_of_copy_bandwidth", 0.0);
     if (j.contains("pct_of_cublas_peak") && !j.at("pct_of_cublas_peak").is_null())

@@ -266,6 +266,9 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
                                    {"M", sizes.at("M")}, {"N", sizes.at("N")}, {"K", sizes.at("K")}, {"output", baselineFile.string()}};
         } else if (opt.baseline) {
             request["baseline"] = {{"kind", "copy"}, {"bytes", std::max<long long>(inputBytes, 4)}};
+            if (ref == "reduce" && dtypes.count("in") && config.values.count("op"))
+                request["library_baseline"] = {{"kind", "cub_reduce"}, {"dtype", dtypes.at("in")}, {"op", config.values.at("op")},
+                                               {"n", sizes.at("n")}};
         }
 
         stage("running on the GPU");
@@ -298,6 +301,19 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
             if (ref == "gemm") base.tflops = report.flops / (base.medianMs * 1e-3) / 1e12;
             else base.gbps = b.value("gbps", 0.0);
             report.baseline = base;
+        }
+        if (reply.contains("library_baseline")) {
+            const nlohmann::json& b = reply["library_baseline"];
+            if (b.contains("error")) {
+                report.libraryBaselineError = b.value("error", "");
+            } else {
+                BaselineReport base;
+                base.name = b.value("name", "");
+                base.medianMs = b.at("timing").at("median_ms");
+                base.speedup = base.medianMs / report.medianMs;
+                base.gbps = b.value("gbps", 0.0);
+                report.libraryBaseline = base;
+            }
         }
         if (auto cal = loadCalibration(report.deviceName)) {
             report.pctOfCopyBandwidth = 100.0 * report.gbps / cal->copyGBs;

@@ -73,6 +73,10 @@ struct RunReport {
     std::optional<double> pctOfCublasPeak;
     CorrectnessReport correctness;
     std::optional<BaselineReport> baseline;
+    // A library's implementation of the same operation timed in the same run (CUB DeviceReduce
+    // for the reduction), when the runner has it; libraryBaselineError says why not otherwise.
+    std::optional<BaselineReport> libraryBaseline;
+    std::string libraryBaselineError;
     int registers = 0;
     int driverBlocksPerSm = 0;
 };

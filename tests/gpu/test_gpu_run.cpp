@@ -138,6 +138,12 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     CHECK(r.gbps > 10);              // any data-centre GPU streams far faster than this
     REQUIRE(r.baseline);
     CHECK(r.baseline->gbps > 100);   // device copy
+    // CUB's DeviceReduce over the same input, in the same run (the build has nvcc).
+    INFO(r.libraryBaselineError);
+    REQUIRE(r.libraryBaseline);
+    CHECK(r.libraryBaseline->name == "CUB DeviceReduce f32 sum");
+    CHECK(r.libraryBaseline->gbps > 100);
+    CHECK(r.libraryBaseline->speedup > 0);
     // A small problem fits in L2: the runner rotates input sets.
     const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, quick(5, 1));
     requireCorrect(small);

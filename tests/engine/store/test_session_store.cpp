@@ -126,6 +126,15 @@ TEST_CASE("run reports read back equal through their JSON", "[store][json]") {
         const RunReport back = runReportFromJson(toJson(r));
         requireSameReport(r, back);
     }
+    RunReport reduction = sampleReport("c", 0.35, false);
+    reduction.libraryBaseline = BaselineReport{"CUB DeviceReduce f32 sum", 0.36, 0, 2990.5, 1.03};
+    const RunReport reductionBack = runReportFromJson(toJson(reduction));
+    REQUIRE(reductionBack.libraryBaseline);
+    CHECK(reductionBack.libraryBaseline->name == "CUB DeviceReduce f32 sum");
+    CHECK(reductionBack.libraryBaseline->gbps == 2990.5);
+    RunReport noCub = sampleReport("d", 0.35, false);
+    noCub.libraryBaselineError = "this kx-runner was built without nvcc, so without CUB";
+    CHECK(runReportFromJson(toJson(noCub)).libraryBaselineError == noCub.libraryBaselineError);
     RunReport failed;
     failed.error = "the kernel faulted";
     CHECK(runReportFromJson(toJson(failed)).error == "the kernel faulted");
