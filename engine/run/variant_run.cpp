@@ -292,28 +292,22 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         report.tflops = report.flops / seconds / 1e12;
         report.gbps = report.bytes / seconds / 1e9;
 
-        if (reply.contains("baseline")) {
-            const nlohmann::json& b = reply["baseline"];
+        // A baseline's time against the kernel's; GEMM's in TFLOP/s of the same work, the
+        // others in the GB/s the runner measured.
+        auto baselineOf = [&](const nlohmann::json& b, bool gemm) {
             BaselineReport base;
             base.name = b.value("name", "");
             base.medianMs = b.at("timing").at("median_ms");
             base.speedup = base.medianMs / report.medianMs;
-            if (ref == "gemm") base.tflops = report.flops / (base.medianMs * 1e-3) / 1e12;
+            if (gemm) base.tflops = report.flops / (base.medianMs * 1e-3) / 1e12;
             else base.gbps = b.value("gbps", 0.0);
-            report.baseline = base;
-        }
+            return base;
+        };
+        if (reply.contains("baseline")) report.baseline = baselineOf(reply["baseline"], ref == "gemm");
         if (reply.contains("library_baseline")) {
             const nlohmann::json& b = reply["library_baseline"];
-            if (b.contains("error")) {
-                report.libraryBaselineError = b.value("error", "");
-            } else {
-                BaselineReport base;
-                base.name = b.value("name", "");
-                base.medianMs = b.at("timing").at("median_ms");
-                base.speedup = base.medianMs / report.medianMs;
-                base.gbps = b.value("gbps", 0.0);
-                report.libraryBaseline = base;
-            }
+            if (b.contains("error")) report.libraryBaselineError = b.value("error", "");
+            else report.libraryBaseline = baselineOf(b, false);
         }
         if (auto cal = loadCalibration(report.deviceName)) {
             report.pctOfCopyBandwidth = 100.0 * report.gbps / cal->copyGBs;
