@@ -48,6 +48,8 @@ bool CudaDriver::load(std::string* error) {
     resolve(cuMemcpyDtoH, KX_STR(cuMemcpyDtoH));
     resolve(cuMemcpyDtoD, KX_STR(cuMemcpyDtoD));
     resolve(cuMemsetD8, KX_STR(cuMemsetD8));
+    resolve(cuMemsetD8Async, KX_STR(cuMemsetD8Async));
+    resolve(cuMemcpyDtoDAsync, KX_STR(cuMemcpyDtoDAsync));
     resolve(cuLaunchKernel, KX_STR(cuLaunchKernel));
     resolve(cuEventCreate, "cuEventCreate");
     resolve(cuEventDestroy, KX_STR(cuEventDestroy));

@@ -41,6 +41,8 @@ struct CudaDriver {
     KX_DRIVER_FN(cuMemcpyDtoH);
     KX_DRIVER_FN(cuMemcpyDtoD);
     KX_DRIVER_FN(cuMemsetD8);
+    KX_DRIVER_FN(cuMemsetD8Async);
+    KX_DRIVER_FN(cuMemcpyDtoDAsync);
     KX_DRIVER_FN(cuLaunchKernel);
     KX_DRIVER_FN(cuEventCreate);
     KX_DRIVER_FN(cuEventDestroy);

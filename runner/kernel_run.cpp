@@ -1,16 +1,21 @@
 #include "kernel_run.hpp"
 
-#include "baselines.hpp"
+#include "baselines/baseline.hpp"
+#include "timing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <functional>
 
 namespace kx::runner {
 namespace {
+
+// [SECTION] Files and resources
 
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -28,11 +33,23 @@ void writeFile(const std::string& path, const void* data, size_t bytes) {
 
 struct Arg {
     std::string name;
-    std::string role;  // in, out, inout, scratch, size
+    std::string role;  // in, out, inout, scratch, size, scalar, pass
     size_t bytes = 0;
+    size_t elemBytes = 0;
     std::string file;
-    long long value = 0;  // size
-    std::vector<CUdeviceptr> sets;  // one allocation per rotation set
+    bool zeroEachRun = false;
+    unsigned char scalar[8] = {};   // size, scalar: the value's bytes as the kernel reads them
+    std::vector<CUdeviceptr> sets;  // buffers: one allocation per rotation set
+    CUdeviceptr pristine = 0;       // inout: the uploaded input, restored before every timed run
+};
+
+struct Launch {
+    CUfunction fn = nullptr;
+    std::string kernel;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    unsigned dynamicSmem = 0;
+    long long repeat = 1;
+    bool primary = false;
 };
 
 // Frees every allocation and the module however the run ends.
@@ -40,58 +57,153 @@ struct Resources {
     const CudaDriver& d;
     CUmodule module = nullptr;
     std::vector<CUdeviceptr> allocations;
-    std::vector<CUevent> events;
     ~Resources() {
-        for (CUevent e : events) d.cuEventDestroy(e);
         for (CUdeviceptr p : allocations) d.cuMemFree(p);
         if (module) d.cuModuleUnload(module);
     }
+    CUdeviceptr alloc(DeviceContext& ctx, size_t bytes, const std::string& what) {
+        CUdeviceptr p = 0;
+        ctx.check(d.cuMemAlloc(&p, bytes), "allocating " + std::to_string(bytes) + " bytes for '" + what + "'");
+        allocations.push_back(p);
+        return p;
+    }
 };
 
-}  // namespace
+// [SECTION] Request parsing
 
-nlohmann::json timingSummary(std::vector<double> ms) {
-    std::vector<double> sorted = ms;
-    std::sort(sorted.begin(), sorted.end());
-    const size_t n = sorted.size();
-    const double median = n == 0 ? 0 : (n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]));
-    return {{"median_ms", median}, {"min_ms", n ? sorted.front() : 0}, {"max_ms", n ? sorted.back() : 0}, {"samples_ms", ms}};
+// The scalar's bytes in the argument's type, as the kernel signature declares it.
+void encodeScalar(const std::string& dtype, double v, unsigned char* out) {
+    auto put = [&](auto x) { std::memcpy(out, &x, sizeof x); };
+    if (dtype == "f32") put(static_cast<float>(v));
+    else if (dtype == "f64") put(v);
+    else if (dtype == "i32") put(static_cast<int>(v));
+    else if (dtype == "u32") put(static_cast<unsigned>(v));
+    else if (dtype == "i64") put(static_cast<long long>(v));
+    else if (dtype == "u64") put(static_cast<unsigned long long>(v));
+    else throw RunnerError("scalar arguments of type '" + dtype + "' are not supported (f32, f64, i32, u32, i64, u64)", false);
 }
 
-nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
-    const CudaDriver& d = ctx.driver();
-    Resources res{d, nullptr, {}, {}};
-
-    const std::string image = readFile(req.at("module").get<std::string>());
-    ctx.check(d.cuModuleLoadData(&res.module, image.c_str()), "loading the module");
-    CUfunction fn;
-    const std::string kernel = req.at("kernel");
-    ctx.check(d.cuModuleGetFunction(&fn, res.module, kernel.c_str()), "finding kernel '" + kernel + "'");
-
-    const auto grid = req.at("grid").get<std::vector<unsigned>>();
-    const auto block = req.at("block").get<std::vector<unsigned>>();
-    const unsigned dynamicSmem = req.value("dynamic_smem", 0u);
-    if (grid.size() != 3 || block.size() != 3) throw RunnerError("grid and block need 3 dimensions", false);
-    if (dynamicSmem > 48 * 1024)
-        ctx.check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(dynamicSmem)),
-                  "allowing " + std::to_string(dynamicSmem) + " bytes of dynamic shared memory");
-
+std::vector<Arg> parseArgs(const nlohmann::json& list) {
     std::vector<Arg> args;
-    size_t workingSet = 0;
-    for (const auto& a : req.at("args")) {
+    for (const auto& a : list) {
         Arg arg;
         arg.name = a.at("name");
         arg.role = a.at("role");
         if (arg.role == "size") {
-            arg.value = a.at("value");
+            const int v = static_cast<int>(a.at("value").get<long long>());  // sizes are C int
+            std::memcpy(arg.scalar, &v, sizeof v);
+        } else if (arg.role == "scalar") {
+            encodeScalar(a.at("dtype"), a.at("value").get<double>(), arg.scalar);
+        } else if (arg.role == "pass") {
+            // Filled per launch.
         } else {
-            arg.bytes = a.at("count").get<size_t>() * a.at("elem_bytes").get<size_t>();
+            arg.elemBytes = a.at("elem_bytes").get<size_t>();
+            arg.bytes = std::max<size_t>(1, a.at("count").get<size_t>() * arg.elemBytes);
             arg.file = a.value("file", "");
-            if (arg.bytes == 0) arg.bytes = 1;
-            if (arg.role != "scratch") workingSet += arg.bytes;
+            arg.zeroEachRun = a.value("zero", "once") == "each";
         }
         args.push_back(std::move(arg));
     }
+    return args;
+}
+
+std::vector<Launch> parseLaunches(const nlohmann::json& req) {
+    // Older requests name one kernel at the top level.
+    nlohmann::json list = req.contains("launches")
+                              ? req.at("launches")
+                              : nlohmann::json::array({{{"kernel", req.at("kernel")}, {"grid", req.at("grid")}, {"block", req.at("block")},
+                                                        {"dynamic_smem", req.value("dynamic_smem", 0)}}});
+    std::vector<Launch> launches;
+    for (const auto& l : list) {
+        Launch launch;
+        launch.kernel = l.at("kernel");
+        const auto grid = l.at("grid").get<std::vector<unsigned>>();
+        const auto block = l.at("block").get<std::vector<unsigned>>();
+        if (grid.size() != 3 || block.size() != 3) throw RunnerError("grid and block need 3 dimensions", false);
+        std::copy(grid.begin(), grid.end(), launch.grid);
+        std::copy(block.begin(), block.end(), launch.block);
+        launch.dynamicSmem = l.value("dynamic_smem", 0u);
+        launch.repeat = l.value("repeat", 1LL);
+        launch.primary = l.value("primary", false);
+        launches.push_back(std::move(launch));
+    }
+    if (launches.empty()) throw RunnerError("the request names no kernel to launch", false);
+    return launches;
+}
+
+// [SECTION] Baselines
+
+nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std::vector<Arg>& args, Resources& res, int warmup, int reps,
+                            const std::function<void()>& restoreInputs) {
+    const CudaDriver& d = ctx.driver();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& b : list) {
+        const std::string name = b.at("name");
+        nlohmann::json entry = {{"id", name}, {"name", name}};
+        try {
+            const BaselineFactory* factory = findBaseline(name);
+            if (!factory) throw RunnerError("this kx-runner has no baseline named '" + name + "'", false);
+            BaselineBuffers buffers;
+            for (const std::string& argName : b.value("args", std::vector<std::string>{})) {
+                auto it = std::find_if(args.begin(), args.end(), [&](const Arg& a) { return a.name == argName; });
+                if (it == args.end() || it->sets.empty()) throw RunnerError("baseline '" + name + "' asks for '" + argName + "', which is no buffer", false);
+                buffers.args.push_back({it->name, it->sets[0], it->bytes, it->elemBytes});
+            }
+            std::string outputFile;
+            if (b.contains("output")) {
+                const std::string like = b["output"].at("like");
+                auto it = std::find_if(args.begin(), args.end(), [&](const Arg& a) { return a.name == like; });
+                if (it == args.end() || it->sets.empty()) throw RunnerError("baseline '" + name + "' output is like '" + like + "', which is no buffer", false);
+                buffers.outputBytes = it->bytes;
+                buffers.output = res.alloc(ctx, it->bytes, name + " output");
+                ctx.check(d.cuMemsetD8(buffers.output, 0xFF, it->bytes), "poisoning the baseline's output");
+                outputFile = b["output"].at("file");
+            }
+            restoreInputs();
+            std::unique_ptr<BaselineInstance> baseline = (*factory)(ctx, b.value("params", nlohmann::json::object()), buffers);
+            entry["name"] = baseline->label();
+            baseline->run();
+            ctx.check(d.cuCtxSynchronize(), "running the baseline " + name);
+            if (!outputFile.empty()) {
+                std::vector<char> host(buffers.outputBytes);
+                ctx.check(d.cuMemcpyDtoH(host.data(), buffers.output, buffers.outputBytes), "downloading the baseline's output");
+                writeFile(outputFile, host.data(), host.size());
+                entry["output"] = outputFile;
+            }
+            entry["timing"] = timeCalls(ctx, warmup, reps, [&](int) { restoreInputs(); }, [&](int) { baseline->run(); });
+        } catch (const RunnerError& e) {
+            // A baseline that cannot run (no CUB in this build, a shape it does not take) is
+            // reported, and the kernel's own figures still stand; a fault is not survivable.
+            if (e.fatal()) throw;
+            entry["error"] = e.what();
+        }
+        out.push_back(entry);
+    }
+    return out;
+}
+
+}  // namespace
+
+// [SECTION] The run request
+
+nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
+    const CudaDriver& d = ctx.driver();
+    Resources res{d, nullptr, {}};
+
+    const std::string image = readFile(req.at("module").get<std::string>());
+    ctx.check(d.cuModuleLoadData(&res.module, image.c_str()), "loading the module");
+    std::vector<Launch> launches = parseLaunches(req);
+    for (Launch& l : launches) {
+        ctx.check(d.cuModuleGetFunction(&l.fn, res.module, l.kernel.c_str()), "finding kernel '" + l.kernel + "'");
+        if (l.dynamicSmem > 48 * 1024)
+            ctx.check(d.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.dynamicSmem)),
+                      "allowing " + std::to_string(l.dynamicSmem) + " bytes of dynamic shared memory");
+    }
+
+    std::vector<Arg> args = parseArgs(req.at("args"));
+    size_t workingSet = 0;
+    for (const Arg& a : args)
+        if (a.bytes && a.role != "scratch") workingSet += a.bytes;
 
     // Rotate whole input/output sets so that the timed launches do not find their data in L2
     // from the previous launch: enough sets to cover three times the L2, at most 64.
@@ -108,13 +220,8 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     while (sets > 1 && workingSet * static_cast<size_t>(sets) > freeBytes / 2) --sets;
 
     for (Arg& arg : args) {
-        if (arg.role == "size") continue;
-        for (int s = 0; s < sets; ++s) {
-            CUdeviceptr p = 0;
-            ctx.check(d.cuMemAlloc(&p, arg.bytes), "allocating " + std::to_string(arg.bytes) + " bytes for '" + arg.name + "'");
-            res.allocations.push_back(p);
-            arg.sets.push_back(p);
-        }
+        if (arg.bytes == 0) continue;  // size, scalar, pass
+        for (int s = 0; s < sets; ++s) arg.sets.push_back(res.alloc(ctx, arg.bytes, arg.name));
         if (arg.role == "in" || arg.role == "inout") {
             const std::string data = readFile(arg.file);
             if (data.size() != arg.bytes)
@@ -122,37 +229,56 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
                                       std::to_string(arg.bytes), false);
             ctx.check(d.cuMemcpyHtoD(arg.sets[0], data.data(), arg.bytes), "uploading '" + arg.name + "'");
             for (int s = 1; s < sets; ++s) ctx.check(d.cuMemcpyDtoD(arg.sets[s], arg.sets[0], arg.bytes), "copying '" + arg.name + "'");
+            if (arg.role == "inout") {
+                arg.pristine = res.alloc(ctx, arg.bytes, arg.name + " (pristine)");
+                ctx.check(d.cuMemcpyDtoD(arg.pristine, arg.sets[0], arg.bytes), "keeping '" + arg.name + "'");
+            }
         } else if (arg.role == "scratch") {
             for (CUdeviceptr p : arg.sets) ctx.check(d.cuMemsetD8(p, 0, arg.bytes), "zeroing '" + arg.name + "'");
         }
     }
 
-    // Kernel parameters: an array of pointers to each argument's value, per set.
-    std::vector<std::vector<long long>> storage(static_cast<size_t>(sets), std::vector<long long>(args.size()));
+    // Kernel parameters: an array of pointers to each argument's value, per set. A "pass"
+    // argument's slot is rewritten before each launch of a repeated kernel.
+    using Slot = std::array<unsigned char, 8>;
+    std::vector<std::vector<Slot>> storage(static_cast<size_t>(sets), std::vector<Slot>(args.size()));
     std::vector<std::vector<void*>> params(static_cast<size_t>(sets), std::vector<void*>(args.size()));
+    std::vector<size_t> passSlots;
+    for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].role == "pass") passSlots.push_back(i);
     for (int s = 0; s < sets; ++s) {
         for (size_t i = 0; i < args.size(); ++i) {
-            if (args[i].role == "size") {
-                // Sizes are C int: store the 32-bit value at the slot's address.
-                int* slot = reinterpret_cast<int*>(&storage[s][i]);
-                *slot = static_cast<int>(args[i].value);
-            } else {
-                std::memcpy(&storage[s][i], &args[i].sets[s], sizeof(CUdeviceptr));
-            }
-            params[s][i] = &storage[s][i];
+            if (!args[i].sets.empty()) std::memcpy(storage[s][i].data(), &args[i].sets[s], sizeof(CUdeviceptr));
+            else std::memcpy(storage[s][i].data(), args[i].scalar, 8);
+            params[s][i] = storage[s][i].data();
         }
     }
-    auto launch = [&](int s, const std::string& what) {
-        ctx.check(d.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamicSmem, nullptr,
-                                   params[s].data(), nullptr),
-                  what);
+
+    // One run of the whole sequence on set s: the per-run zeroing, then every kernel in order.
+    auto runSequence = [&](int s, const std::string& what) {
+        for (const Arg& arg : args)
+            if (arg.zeroEachRun) ctx.check(d.cuMemsetD8Async(arg.sets[s], 0, arg.bytes, nullptr), "zeroing '" + arg.name + "'");
+        for (const Launch& l : launches) {
+            for (long long r = 0; r < l.repeat; ++r) {
+                const int pass = static_cast<int>(r);
+                for (size_t slot : passSlots) std::memcpy(storage[s][slot].data(), &pass, sizeof pass);  // copied at launch
+                ctx.check(d.cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamicSmem, nullptr,
+                                           params[s].data(), nullptr),
+                          what + " (" + l.kernel + ")");
+            }
+        }
+    };
+    // In-place kernels change their input: put it back before every timed run.
+    auto restoreSet = [&](int s) {
+        for (const Arg& arg : args)
+            if (arg.pristine) ctx.check(d.cuMemcpyDtoDAsync(arg.sets[s], arg.pristine, arg.bytes, nullptr), "restoring '" + arg.name + "'");
     };
 
-    // Correctness launch on set 0 with poisoned outputs (0xFF bytes: NaN in every float format),
-    // so an element the kernel forgets to write cannot pass.
+    // Correctness run on set 0 with poisoned outputs (0xFF bytes: NaN in every float format, -1
+    // in every integer), so an element the kernel forgets to write cannot pass.
     for (Arg& arg : args)
         if (arg.role == "out") ctx.check(d.cuMemsetD8(arg.sets[0], 0xFF, arg.bytes), "poisoning '" + arg.name + "'");
-    launch(0, "launching the kernel");
+    runSequence(0, "launching the kernel");
     ctx.check(d.cuCtxSynchronize(), "running the kernel");
     nlohmann::json outputs = nlohmann::json::object();
     for (Arg& arg : args) {
@@ -164,35 +290,26 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         }
     }
 
-    // Timing: warm-up, then one event pair per launch, the sets taken in turn.
     const int warmup = req.value("warmup", 5);
     const int reps = std::max(1, req.value("reps", 20));
-    for (int i = 0; i < warmup; ++i) launch(i % sets, "warming up");
-    res.events.resize(static_cast<size_t>(2 * reps));
-    for (CUevent& e : res.events) ctx.check(d.cuEventCreate(&e, CU_EVENT_DEFAULT), "creating events");
-    for (int i = 0; i < reps; ++i) {
-        ctx.check(d.cuEventRecord(res.events[2 * i], nullptr), "recording an event");
-        launch((warmup + i) % sets, "timing the kernel");
-        ctx.check(d.cuEventRecord(res.events[2 * i + 1], nullptr), "recording an event");
-    }
-    ctx.check(d.cuEventSynchronize(res.events.back()), "timing the kernel");
-    std::vector<double> times;
-    for (int i = 0; i < reps; ++i) {
-        float ms = 0;
-        ctx.check(d.cuEventElapsedTime(&ms, res.events[2 * i], res.events[2 * i + 1]), "reading the timer");
-        times.push_back(ms);
-    }
+    const nlohmann::json timing = timeCalls(ctx, warmup, reps, [&](int i) { restoreSet(i % sets); },
+                                            [&](int i) { runSequence(i % sets, "timing the kernel"); });
 
+    // The resources and occupancy of the kernel that does the work: the launch marked primary,
+    // else the first that runs.
+    auto chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.primary && l.repeat > 0; });
+    if (chosen == launches.end()) chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.repeat > 0; });
+    const Launch& first = chosen == launches.end() ? launches.front() : *chosen;
     int regs = 0, staticSmem = 0;
-    d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
-    d.cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    const unsigned threads = block[0] * block[1] * block[2];
+    d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, first.fn);
+    d.cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, first.fn);
+    const unsigned threads = first.block[0] * first.block[1] * first.block[2];
     int blocksPerSm = 0;
-    d.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocksPerSm, fn, static_cast<int>(threads), dynamicSmem, 0);
+    d.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocksPerSm, first.fn, static_cast<int>(threads), first.dynamicSmem, 0);
 
     nlohmann::json reply = {{"ok", true},
                             {"device", ctx.info().toJson()},
-                            {"timing", timingSummary(times)},
+                            {"timing", timing},
                             {"warmup", warmup},
                             {"reps", reps},
                             {"rotation_sets", sets},
@@ -201,24 +318,8 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
                             {"registers", regs},
                             {"static_smem", staticSmem},
                             {"driver_blocks_per_sm", blocksPerSm}};
-
-    if (req.contains("baseline") && req["baseline"].is_object()) {
-        // The baseline reads this run's own input buffers (set 0).
-        std::map<std::string, CUdeviceptr> buffers;
-        for (const Arg& arg : args)
-            if (arg.role != "size") buffers[arg.name] = arg.sets[0];
-        reply["baseline"] = runBaseline(ctx, req["baseline"], buffers, warmup, reps);
-        // A library's own implementation of the operation, when one is asked for (CUB for the
-        // reduction); its failure (a runner built without nvcc) is reported, not fatal.
-        if (req.contains("library_baseline") && req["library_baseline"].is_object()) {
-            try {
-                reply["library_baseline"] = runBaseline(ctx, req["library_baseline"], buffers, warmup, reps);
-            } catch (const RunnerError& e) {
-                if (e.fatal()) throw;
-                reply["library_baseline"] = {{"error", e.what()}};
-            }
-        }
-    }
+    if (req.contains("baselines") && req["baselines"].is_array())
+        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, [&] { restoreSet(0); });
     return reply;
 }
 

@@ -1,4 +1,5 @@
-// The "run" request: load a module, set up buffers, check-launch once, time many launches.
+// The "run" request: load a module, set up buffers, check-launch the kernel sequence once, time
+// many runs of it, then time the requested baselines on the same inputs.
 #pragma once
 
 #include "device_context.hpp"
@@ -9,8 +10,5 @@ namespace kx::runner {
 
 // Request and reply fields are documented in PROTOCOL.md. Throws RunnerError.
 nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& request);
-
-// Median, min, max and the samples of a list of times in milliseconds.
-nlohmann::json timingSummary(std::vector<double> ms);
 
 }  // namespace kx::runner

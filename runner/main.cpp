@@ -1,7 +1,7 @@
 // kx-runner: the only program of Kernel Explorer that loads the CUDA driver. It reads one JSON
 // request per line on stdin and answers one JSON line on stdout (PROTOCOL.md). It may be killed
 // at any moment: it holds nothing its caller needs to recover.
-#include "baselines.hpp"
+#include "calibrate.hpp"
 #include "cuda_driver.hpp"
 #include "device_context.hpp"
 #include "kernel_run.hpp"
@@ -19,7 +19,7 @@ using namespace kx::runner;
 
 namespace {
 
-constexpr int kProtocolVersion = 1;
+constexpr int kProtocolVersion = 2;
 
 void reply(const nlohmann::json& j) {
     std::cout << j.dump() << "\n" << std::flush;

@@ -50,6 +50,12 @@ std::string uniqueSuffix() {
 
 }  // namespace
 
+const KernelResources* kernelNamed(const std::vector<KernelResources>& kernels, const std::string& function) {
+    for (const KernelResources& k : kernels)
+        if (k.function == function) return &k;
+    return kernels.empty() ? nullptr : &kernels.front();
+}
+
 std::string nvrtcVersionString() {
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);

@@ -38,6 +38,10 @@ struct KernelResources {
     bool spills() const { return spillStoreBytes > 0 || spillLoadBytes > 0; }
 };
 
+// The report line of the named kernel; the first line when none has that name (an older
+// session's name); null when the report is empty.
+const KernelResources* kernelNamed(const std::vector<KernelResources>& kernels, const std::string& function);
+
 struct CompileDiagnostic {
     std::string file;
     int line = 0;

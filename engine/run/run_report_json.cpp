@@ -27,6 +27,7 @@ void requireObject(const nlohmann::json& j, const char* what) {
 
 nlohmann::json toJson(const CorrectnessReport& c) {
     return {{"passed", c.passed},
+            {"has_reference", c.hasReference},
             {"method", c.method},
             {"checked", c.checked},
             {"total", c.total},
@@ -41,7 +42,9 @@ nlohmann::json toJson(const CorrectnessReport& c) {
 }
 
 nlohmann::json toJson(const BaselineReport& b) {
-    return {{"name", b.name}, {"median_ms", b.medianMs}, {"tflops", b.tflops}, {"gbps", b.gbps}, {"speedup", b.speedup}};
+    nlohmann::json j = {{"id", b.id}, {"name", b.name}, {"median_ms", b.medianMs}, {"tflops", b.tflops}, {"gbps", b.gbps}, {"speedup", b.speedup}};
+    if (!b.error.empty()) j["error"] = b.error;
+    return j;
 }
 
 nlohmann::json toJson(const RunReport& r) {
@@ -63,11 +66,17 @@ nlohmann::json toJson(const RunReport& r) {
                         {"driver_blocks_per_sm", r.driverBlocksPerSm},
                         {"correctness", toJson(r.correctness)}};
     if (!r.ok) j["error"] = r.error;
-    if (r.baseline) j["baseline"] = toJson(*r.baseline);
-    if (r.libraryBaseline) j["library_baseline"] = toJson(*r.libraryBaseline);
-    if (!r.libraryBaselineError.empty()) j["library_baseline_error"] = r.libraryBaselineError;
+    if (!r.baselines.empty()) {
+        j["baselines"] = nlohmann::json::array();
+        for (const BaselineReport& b : r.baselines) j["baselines"].push_back(toJson(b));
+    }
+    // "baseline" (the one ratios are quoted against) stays for readers of older exports.
+    if (const BaselineReport* b = r.primaryBaseline()) j["baseline"] = toJson(*b);
     if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
-    if (r.pctOfCublasPeak) j["pct_of_cublas_peak"] = *r.pctOfCublasPeak;
+    if (r.pctOfComputeCeiling) {
+        j["pct_of_compute_ceiling"] = *r.pctOfComputeCeiling;
+        j["compute_ceiling"] = r.computeCeilingName;
+    }
     return j;
 }
 
@@ -75,6 +84,7 @@ CorrectnessReport correctnessReportFromJson(const nlohmann::json& j) {
     requireObject(j, "correctness report");
     CorrectnessReport c;
     c.passed = field(j, "passed", c.passed);
+    c.hasReference = field(j, "has_reference", c.hasReference);
     c.method = field(j, "method", c.method);
     c.checked = field(j, "checked", c.checked);
     c.total = field(j, "total", c.total);
@@ -92,7 +102,9 @@ CorrectnessReport correctnessReportFromJson(const nlohmann::json& j) {
 BaselineReport baselineReportFromJson(const nlohmann::json& j) {
     requireObject(j, "baseline report");
     BaselineReport b;
+    b.id = field(j, "id", b.id);
     b.name = field(j, "name", b.name);
+    b.error = field(j, "error", b.error);
     b.medianMs = field(j, "median_ms", b.medianMs);
     b.tflops = field(j, "tflops", b.tflops);
     b.gbps = field(j, "gbps", b.gbps);
@@ -121,14 +133,30 @@ RunReport runReportFromJson(const nlohmann::json& j) {
     r.registers = field(j, "registers", r.registers);
     r.driverBlocksPerSm = field(j, "driver_blocks_per_sm", r.driverBlocksPerSm);
     if (j.contains("correctness")) r.correctness = correctnessReportFromJson(j.at("correctness"));
-    if (j.contains("baseline") && !j.at("baseline").is_null()) r.baseline = baselineReportFromJson(j.at("baseline"));
-    if (j.contains("library_baseline") && !j.at("library_baseline").is_null())
-        r.libraryBaseline = baselineReportFromJson(j.at("library_baseline"));
-    r.libraryBaselineError = field(j, "library_baseline_error", r.libraryBaselineError);
-    if (j.contains("pct_of_copy_bandwidth") && !j.at("pct_of_copy_bandwidth").is_null())
-        r.pctOfCopyBandwidth = field(j, "pct_of_copy_bandwidth", 0.0);
-    if (j.contains("pct_of_cublas_peak") && !j.at("pct_of_cublas_peak").is_null())
-        r.pctOfCublasPeak = field(j, "pct_of_cublas_peak", 0.0);
+    auto present = [&](const char* key) { return j.contains(key) && !j.at(key).is_null(); };
+    if (present("baselines")) {
+        if (!j.at("baselines").is_array()) throw InputError("run report: 'baselines' has the wrong type");
+        for (const auto& b : j.at("baselines")) r.baselines.push_back(baselineReportFromJson(b));
+    } else {
+        // Reports written before baselines were a list: "baseline", then "library_baseline".
+        if (present("baseline")) r.baselines.push_back(baselineReportFromJson(j.at("baseline")));
+        if (present("library_baseline")) r.baselines.push_back(baselineReportFromJson(j.at("library_baseline")));
+        if (present("library_baseline_error")) {
+            BaselineReport failed;
+            failed.name = "library baseline";
+            failed.error = field(j, "library_baseline_error", std::string());
+            r.baselines.push_back(failed);
+        }
+    }
+    if (present("pct_of_copy_bandwidth")) r.pctOfCopyBandwidth = field(j, "pct_of_copy_bandwidth", 0.0);
+    if (present("pct_of_compute_ceiling")) {
+        r.pctOfComputeCeiling = field(j, "pct_of_compute_ceiling", 0.0);
+        r.computeCeilingName = field(j, "compute_ceiling", std::string());
+    } else if (present("pct_of_cublas_peak")) {
+        // Older reports: a percentage of the calibrated cuBLAS peak of the GEMM's dtype.
+        r.pctOfComputeCeiling = field(j, "pct_of_cublas_peak", 0.0);
+        r.computeCeilingName = "calibrated cuBLAS peak";
+    }
     return r;
 }
 

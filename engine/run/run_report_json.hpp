@@ -14,8 +14,9 @@ namespace kx::engine {
 
 nlohmann::json toJson(const CorrectnessReport& report);
 nlohmann::json toJson(const BaselineReport& report);
-// "error" is written only when ok is false; "baseline", "pct_of_copy_bandwidth" and
-// "pct_of_cublas_peak" only when present.
+// "error" is written only when ok is false; "baselines" (every one), "baseline" (the primary
+// one, for older readers), "pct_of_copy_bandwidth" and "pct_of_compute_ceiling" only when
+// present. Reading accepts the older "library_baseline" and "pct_of_cublas_peak" keys.
 nlohmann::json toJson(const RunReport& report);
 
 // Throw InputError when j is not an object or a known key holds the wrong type.

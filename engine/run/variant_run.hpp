@@ -5,6 +5,8 @@
 #include "arch/arch.hpp"
 #include "compile/compiler.hpp"
 #include "run/calibration.hpp"
+#include "run/reference_registry.hpp"
+#include "run/run_report.hpp"
 #include "run/runner_client.hpp"
 #include "templates/template.hpp"
 
@@ -21,71 +23,41 @@ struct RunOptions {
     int warmup = 5;
     double timeoutSeconds = 10;   // the runner is killed past this (a hung kernel)
     std::uint64_t seed = 1;
-    bool baseline = true;         // cuBLAS for GEMM, device copy for memory-bound templates
+    bool baseline = true;         // time the manifest's baselines (cuBLAS, CUB, device copy) in the same run
     // GEMM: the float64 reference checks every output while M*N*K is at most this; above it,
     // kSampledOutputs random outputs are checked against float64 and all of them against cuBLAS.
     double fullCheckMacs = 1.5e8;
     // Called from the running thread at each stage ("preparing inputs", "running on the GPU",
-    // "checking against float64"), for progress displays. May be empty.
+    // "checking against the reference"), for progress displays. May be empty.
     std::function<void(const std::string&)> onStage;
 };
 
 inline constexpr int kSampledOutputs = 4096;
 
-struct CorrectnessReport {
-    bool passed = false;
-    std::string method;          // how the outputs were checked, in words
-    long long checked = 0;       // outputs compared with the float64 reference
-    long long total = 0;         // outputs the kernel produced
-    double maxAbsError = 0;
-    double maxRelError = 0;      // |got - ref| / scale (see reference.hpp's tolerance())
-    double tolerance = 0;
-    long long firstBadIndex = -1;
-    std::string firstBadText;    // "C[12,40] = 3.1 (expected 2.9)"
-    // Full comparison with the baseline's own output (cuBLAS), when there is one.
-    bool baselineCompared = false;
-    bool baselineAgrees = false;
-    double baselineMaxRelDiff = 0;
-};
+// [SECTION] The parts of a run, each testable without a GPU
 
-struct BaselineReport {
-    std::string name;            // "cuBLAS f16 (B transposed)", "device copy"
-    double medianMs = 0;
-    double tflops = 0;           // for GEMM
-    double gbps = 0;             // for copy
-    double speedup = 0;          // baseline time / kernel time (> 1: the kernel is faster)
-};
+// Fills report's device, timing, throughput and baselines from the runner's reply to "run"
+// (report.flops and report.bytes must be set first: baselines are quoted in the kernel's work).
+// Throws nlohmann::json::exception on a reply missing timing or device.
+void applyRunReply(const nlohmann::json& reply, RunReport& report);
 
-struct RunReport {
-    bool ok = false;             // false: the run could not be made (error says why)
-    std::string error;
-    std::string variant;
-    std::string deviceName;
-    std::string deviceArch;      // "sm_90"
-    SizeMap sizes;
-    double medianMs = 0, minMs = 0, maxMs = 0;
-    int reps = 0;
-    int rotationSets = 0;
-    double flops = 0, bytes = 0;
-    double tflops = 0, gbps = 0;
-    // Percentages of the device's measured ceilings (calibration), when calibrated.
-    std::optional<double> pctOfCopyBandwidth;
-    std::optional<double> pctOfCublasPeak;
-    CorrectnessReport correctness;
-    std::optional<BaselineReport> baseline;
-    // A library's implementation of the same operation timed in the same run (CUB DeviceReduce
-    // for the reduction), when the runner has it; libraryBaselineError says why not otherwise.
-    std::optional<BaselineReport> libraryBaseline;
-    std::string libraryBaselineError;
-    int registers = 0;
-    int driverBlocksPerSm = 0;
-};
+// Percentages of the measured copy bandwidth and of the measured peak of `unit` (the template's
+// roofline unit), where the calibration has them.
+void applyCalibration(const Calibration& calibration, const std::string& unit, RunReport& report);
 
-// The dtype name ("f32", "f16", "bf16", "i32", "u32") and element size of a C type of a kernel
-// argument. Throws InputError on a type the runner cannot fill.
-std::pair<std::string, int> dtypeOfCType(const std::string& ctype);
+// A context with the config's variables, choices, sizes and options; no arrays yet.
+CheckContext checkContextFor(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes,
+                             const RunOptions& options);
 
-// Compiles nothing: `compiled` must hold a CUBIN (or PTX) for the GPU's arch. Never throws for
+// Runs the reference registered as referenceName over ctx; without one, the report says
+// NO REFERENCE (hasReference = false), never FAIL.
+void checkOutputs(const std::string& referenceName, const CheckContext& ctx, CorrectnessReport& report);
+
+// [SECTION] Running
+
+// Compiles nothing: generates the inputs from the manifest's fill rules and the seed, runs the
+// launch sequence and its baselines in kx-runner, and checks the outputs with the template's
+// reference. `compiled` must hold a CUBIN (or PTX) for the GPU's arch. Never throws for
 // GPU trouble (faults, hangs, no driver): ok=false with the reason in plain words.
 RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& config, const Arch& arch,
                      const SizeMap& sizes, const CompileResult& compiled, const RunOptions& options);

@@ -1,0 +1,81 @@
+// What a run of a variant found: correctness against the CPU reference, timing, and the
+// baselines timed in the same process. The same value for every template.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kx::engine {
+
+using SizeMap = std::map<std::string, long long>;
+
+enum class Verdict { Pass, Fail, NoReference };
+
+struct CorrectnessReport {
+    // false (with passed=false) when the template's manifest names no CPU reference, or names
+    // one this build does not have: the outputs were not checked, which is not a failure.
+    bool hasReference = true;
+    bool passed = false;
+    std::string method;          // how the outputs were checked, in words
+    long long checked = 0;       // outputs compared with the reference
+    long long total = 0;         // outputs the kernel produced
+    double maxAbsError = 0;
+    double maxRelError = 0;      // |got - ref| / scale (see reference.hpp's tolerance())
+    double tolerance = 0;
+    long long firstBadIndex = -1;
+    std::string firstBadText;    // "C[12,40] = 3.1 (expected 2.9)"
+    // Full comparison with a baseline's own output (cuBLAS, CUB), when the reference made one.
+    bool baselineCompared = false;
+    bool baselineAgrees = false;
+    double baselineMaxRelDiff = 0;
+
+    Verdict verdict() const { return !hasReference ? Verdict::NoReference : passed ? Verdict::Pass : Verdict::Fail; }
+};
+
+// "PASS", "FAIL", "NO REFERENCE".
+const char* verdictText(Verdict verdict);
+
+// One baseline timed in the same run: a library doing the same work (cuBLAS, CUB) or the device
+// copying the same number of bytes. Its throughput is the kernel's own work (the template's FLOP
+// and byte formulas) over the baseline's time, so kernel and baseline read on one scale.
+struct BaselineReport {
+    std::string id;              // the runner's baseline name: "cublas_gemm", "copy", "cub_scan"
+    std::string name;            // "cuBLAS f16 (B transposed)", "device copy", "CUB DeviceScan"
+    std::string error;           // non-empty: it could not run (a runner without CUB); no figures
+    double medianMs = 0;
+    double tflops = 0;           // the kernel's FLOPs in the baseline's time (0 when FLOPs are 0)
+    double gbps = 0;             // the kernel's bytes in the baseline's time
+    double speedup = 0;          // baseline time / kernel time (> 1: the kernel is faster)
+    bool ok() const { return error.empty() && medianMs > 0; }
+};
+
+struct RunReport {
+    bool ok = false;             // false: the run could not be made (error says why)
+    std::string error;
+    std::string variant;
+    std::string deviceName;
+    std::string deviceArch;      // "sm_90"
+    SizeMap sizes;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    int reps = 0;
+    int rotationSets = 0;
+    double flops = 0, bytes = 0;
+    double tflops = 0, gbps = 0;
+    // Percentages of the device's measured ceilings (kx calibrate), when calibrated: the copy
+    // bandwidth, and the measured peak of the compute unit the template's roofline names.
+    std::optional<double> pctOfCopyBandwidth;
+    std::optional<double> pctOfComputeCeiling;
+    std::string computeCeilingName;  // "cuBLAS f16 (measured)": what pctOfComputeCeiling is of
+    CorrectnessReport correctness;
+    // In the manifest's order; the first that ran is the one ratios are quoted against.
+    std::vector<BaselineReport> baselines;
+    int registers = 0;
+    int driverBlocksPerSm = 0;
+
+    // The first baseline that ran, or nullptr.
+    const BaselineReport* primaryBaseline() const;
+};
+
+}  // namespace kx::engine

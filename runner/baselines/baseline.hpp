@@ -1,0 +1,77 @@
+// Baselines by name: a library's implementation of the same operation (cuBLAS, CUB) or a device
+// copy of the same bytes, timed in the same process as the kernel. A template's manifest lists
+// the ones it is measured against (<baselines>); the engine sends them in the run request;
+// this table is the only place that knows each one.
+#pragma once
+
+#include "device_context.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kx::runner {
+
+// One kernel argument lent to a baseline: its device buffer (the checked launch's set, with
+// its inputs as uploaded) and size.
+struct BaselineArg {
+    std::string name;
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    std::size_t elemBytes = 0;
+};
+
+struct BaselineBuffers {
+    std::vector<BaselineArg> args;  // in the order the manifest's args="..." lists them
+    // Where the baseline writes its result when the manifest asked for one (output="C"): a
+    // fresh buffer of that argument's size, read back after the first call. 0 when none.
+    CUdeviceptr output = 0;
+    std::size_t outputBytes = 0;
+};
+
+// A baseline set up for one run: run() does the whole operation once on the default stream
+// (asynchronously; the caller synchronises and times). Owns whatever it allocated.
+class BaselineInstance {
+public:
+    virtual ~BaselineInstance() = default;
+    virtual std::string label() const = 0;  // "CUB DeviceScan::InclusiveSum i32"
+    virtual void run() = 0;                 // throws RunnerError
+};
+
+// params: the manifest's <param>s, evaluated (numbers) or substituted (strings). Throws
+// RunnerError (not fatal) naming a missing or unsupported parameter or buffer.
+using BaselineFactory =
+    std::function<std::unique_ptr<BaselineInstance>(DeviceContext&, const nlohmann::json& params, const BaselineBuffers&)>;
+
+// nullptr when no baseline has that name.
+const BaselineFactory* findBaseline(const std::string& name);
+std::vector<std::string> baselineNames();
+
+// Helpers for factories: params[key] as T, or RunnerError naming the baseline and key.
+std::string paramText(const nlohmann::json& params, const char* key, const std::string& baseline);
+long long paramInt(const nlohmann::json& params, const char* key, const std::string& baseline);
+double paramNumber(const nlohmann::json& params, const char* key, const std::string& baseline);
+const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, const std::string& baseline);
+// bufferAt, also checking that the buffer holds at least `bytes` (what: "n = 1000 f32 elements").
+const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, std::size_t bytes, const std::string& what,
+                            const std::string& baseline);
+
+// A device allocation freed when it goes out of scope.
+struct DeviceBuffer {
+    const CudaDriver& d;
+    CUdeviceptr ptr = 0;
+    DeviceBuffer(DeviceContext& ctx, std::size_t bytes);
+    ~DeviceBuffer();
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// Where a baseline writes its result: the manifest's output buffer when it asked for one (which
+// must hold `bytes`), else a buffer of the baseline's own, kept in `own`.
+CUdeviceptr outputOrOwn(DeviceContext& ctx, const BaselineBuffers& buffers, std::size_t bytes, const std::string& baseline,
+                        std::unique_ptr<DeviceBuffer>& own);
+
+}  // namespace kx::runner

@@ -1,0 +1,22 @@
+// Every baseline's factory, one file each in this folder; registry.cpp lists them by name.
+#pragma once
+
+#include "baselines/baseline.hpp"
+
+namespace kx::runner {
+
+#define KX_BASELINE_FACTORY(name) \
+    std::unique_ptr<BaselineInstance> name(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers)
+
+KX_BASELINE_FACTORY(makeCopy);
+KX_BASELINE_FACTORY(makeCublasGemm);
+// CUB's algorithms: compiled only when the build has nvcc (KX_HAVE_CUB).
+KX_BASELINE_FACTORY(makeCubReduce);
+KX_BASELINE_FACTORY(makeCubScan);
+KX_BASELINE_FACTORY(makeCubSelect);
+KX_BASELINE_FACTORY(makeCubHistogram);
+KX_BASELINE_FACTORY(makeCubRadixSort);
+KX_BASELINE_FACTORY(makeCubReduceByKey);
+KX_BASELINE_FACTORY(makeCubSortJoin);
+
+}  // namespace kx::runner

@@ -1,0 +1,104 @@
+#include "baselines/baseline.hpp"
+
+#include "baselines/baseline_factories.hpp"
+
+#include <map>
+
+namespace kx::runner {
+
+namespace {
+
+// Baselines built from CUB need nvcc; a runner built without it names them and says why not.
+[[maybe_unused]] std::unique_ptr<BaselineInstance> withoutNvcc(DeviceContext&, const nlohmann::json&, const BaselineBuffers&) {
+    throw RunnerError("this kx-runner was built without nvcc, so without CUB", false);
+}
+#ifdef KX_HAVE_CUB
+#define KX_CUB(factory) factory
+#else
+#define KX_CUB(factory) withoutNvcc
+#endif
+
+// One line per baseline.
+const std::map<std::string, BaselineFactory>& table() {
+    static const std::map<std::string, BaselineFactory> t = {
+        {"copy", makeCopy},
+        {"cublas_gemm", makeCublasGemm},
+        {"cub_reduce", KX_CUB(makeCubReduce)},
+        {"cub_scan", KX_CUB(makeCubScan)},
+        {"cub_select", KX_CUB(makeCubSelect)},
+        {"cub_histogram", KX_CUB(makeCubHistogram)},
+        {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
+        {"cub_reduce_by_key", KX_CUB(makeCubReduceByKey)},
+        {"cub_sort_join", KX_CUB(makeCubSortJoin)},
+    };
+    return t;
+}
+
+}  // namespace
+
+const BaselineFactory* findBaseline(const std::string& name) {
+    const auto it = table().find(name);
+    return it == table().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> baselineNames() {
+    std::vector<std::string> names;
+    for (const auto& [name, factory] : table()) names.push_back(name);
+    return names;
+}
+
+std::string paramText(const nlohmann::json& params, const char* key, const std::string& baseline) {
+    const auto it = params.find(key);
+    if (it == params.end() || !it->is_string()) throw RunnerError("baseline '" + baseline + "' needs the text parameter '" + key + "'", false);
+    return it->get<std::string>();
+}
+
+long long paramInt(const nlohmann::json& params, const char* key, const std::string& baseline) {
+    const auto it = params.find(key);
+    if (it == params.end() || !it->is_number()) throw RunnerError("baseline '" + baseline + "' needs the number parameter '" + key + "'", false);
+    return it->is_number_integer() ? it->get<long long>() : static_cast<long long>(it->get<double>());
+}
+
+double paramNumber(const nlohmann::json& params, const char* key, const std::string& baseline) {
+    const auto it = params.find(key);
+    if (it == params.end() || !it->is_number()) throw RunnerError("baseline '" + baseline + "' needs the number parameter '" + key + "'", false);
+    return it->get<double>();
+}
+
+const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, const std::string& baseline) {
+    if (index >= buffers.args.size())
+        throw RunnerError("baseline '" + baseline + "' needs " + std::to_string(index + 1) + " argument buffer" + (index ? "s" : "") +
+                              " (args=\"...\" in the manifest)", false);
+    return buffers.args[index];
+}
+
+const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, std::size_t bytes, const std::string& what,
+                            const std::string& baseline) {
+    const BaselineArg& arg = bufferAt(buffers, index, baseline);
+    if (arg.bytes < bytes)
+        throw RunnerError(baseline + ": buffer '" + arg.name + "' holds " + std::to_string(arg.bytes) + " bytes; " + what + " need " +
+                              std::to_string(bytes), false);
+    return arg;
+}
+
+CUdeviceptr outputOrOwn(DeviceContext& ctx, const BaselineBuffers& buffers, std::size_t bytes, const std::string& baseline,
+                        std::unique_ptr<DeviceBuffer>& own) {
+    if (buffers.output != 0) {
+        if (buffers.outputBytes < bytes)
+            throw RunnerError(baseline + ": the output buffer holds " + std::to_string(buffers.outputBytes) + " bytes; the result needs " +
+                                  std::to_string(bytes), false);
+        return buffers.output;
+    }
+    own = std::make_unique<DeviceBuffer>(ctx, bytes);
+    return own->ptr;
+}
+
+DeviceBuffer::DeviceBuffer(DeviceContext& ctx, std::size_t bytes) : d(ctx.driver()) {
+    ctx.check(d.cuMemAlloc(&ptr, bytes == 0 ? 1 : bytes), "allocating " + std::to_string(bytes) + " bytes");
+}
+
+DeviceBuffer::~DeviceBuffer() {
+    if (ptr) d.cuMemFree(ptr);
+}
+
+}  // namespace kx::runner

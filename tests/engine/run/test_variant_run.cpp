@@ -1,0 +1,137 @@
+// The parts of a run that need no GPU: a runner's reply turned into a report, the verdict
+// without a reference, and a template's reference judging outputs it computed and corrupted.
+#include "../test_support.hpp"
+#include "arch/arch_database.hpp"
+#include "run/input_fill.hpp"
+#include "run/references/map.hpp"
+#include "run/variant_run.hpp"
+#include "templates/template_library.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace kx::engine;
+using kx::test::sourceDir;
+
+namespace {
+const TemplateLibrary& library() {
+    static TemplateLibrary lib = TemplateLibrary::load(sourceDir() / "templates");
+    return lib;
+}
+const Arch& sm90() {
+    static ArchDatabase db = ArchDatabase::loadFromDataRoot(sourceDir());
+    return *db.findArch("sm_90");
+}
+
+// A map run's check context with inputs from the manifest's fill rules and outputs computed by
+// the map's own float64 operation, rounded to the output type as a kernel would store them.
+CheckContext mapContext(const std::string& op, const std::string& dtypeName, long long n) {
+    auto t = library().find("map");
+    REQUIRE(t);
+    const Config config = t->withValues(t->defaultConfig(), {{"op", op}, {"dtype", dtypeName}});
+    SizeMap sizes = t->defaultSizes();
+    sizes["n"] = n;
+    CheckContext ctx = checkContextFor(*t, config, sm90(), sizes, RunOptions{});
+    const auto vars = t->variables(config, sm90(), sizes);
+    std::uint64_t stream = 0;
+    for (const ResolvedArg& a : t->resolveArgs(config, sm90(), sizes)) {
+        if (a.role != "in") continue;
+        const DtypeInfo& dtype = dtypeOfCType(a.type);
+        ctx.inputs[a.name] = HostArray{&dtype, generateFill(parseFill(a.fill, dtype, vars), dtype, static_cast<size_t>(a.count), ++stream)};
+    }
+    const DtypeInfo& outType = *ctx.inputs.at("x").dtype;
+    HostArray out{&outType, {}};
+    const int arity = static_cast<int>(ctx.var("arity"));
+    for (long long i = 0; i < n; ++i) {
+        const double x = ctx.inputs.at("x")[i];
+        const double y = arity >= 2 ? ctx.inputs.at("y")[i] : 0.0;
+        const double z = arity >= 3 ? ctx.inputs.at("z")[i] : 0.0;
+        out.values.push_back(decodeValues(encodeValues({mapReference(op, x, y, z, ctx.var("ALPHA"))}, outType), outType)[0]);
+    }
+    ctx.outputs["out"] = std::move(out);
+    return ctx;
+}
+}  // namespace
+
+TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", "[run][report]") {
+    const nlohmann::json reply = nlohmann::json::parse(R"({
+        "ok": true, "device": {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90"},
+        "timing": {"median_ms": 2.0, "min_ms": 1.9, "max_ms": 2.5}, "reps": 20, "rotation_sets": 1,
+        "registers": 40, "driver_blocks_per_sm": 8,
+        "baselines": [
+            {"id": "cub_scan", "name": "CUB DeviceScan", "timing": {"median_ms": 1.0, "min_ms": 0.9, "max_ms": 1.1}},
+            {"id": "copy", "name": "device copy", "error": "out of memory"}
+        ]})");
+    RunReport report;
+    report.flops = 4e9;
+    report.bytes = 8e9;
+    applyRunReply(reply, report);
+    CHECK(report.deviceName == "NVIDIA H100 80GB HBM3");
+    CHECK(report.medianMs == 2.0);
+    CHECK(report.gbps == Approx(4000));
+    REQUIRE(report.baselines.size() == 2);
+    CHECK(report.baselines[0].ok());
+    CHECK(report.baselines[0].speedup == Approx(0.5));  // the baseline is twice as fast
+    CHECK(report.baselines[0].gbps == Approx(8000));    // the kernel's bytes in the baseline's time
+    CHECK_FALSE(report.baselines[1].ok());
+    CHECK(report.baselines[1].error == "out of memory");
+    REQUIRE(report.primaryBaseline());
+    CHECK(report.primaryBaseline()->id == "cub_scan");
+
+    nlohmann::json noTiming = reply;
+    noTiming.erase("timing");
+    RunReport broken;
+    CHECK_THROWS(applyRunReply(noTiming, broken));
+}
+
+TEST_CASE("a template without a reference is reported unchecked, not failed", "[run][report]") {
+    CorrectnessReport r;
+    checkOutputs("", CheckContext{}, r);
+    CHECK(r.verdict() == Verdict::NoReference);
+    CHECK(std::string(verdictText(r.verdict())) == "NO REFERENCE");
+
+    CorrectnessReport unknown;
+    checkOutputs("no_such_reference", CheckContext{}, unknown);
+    CHECK(unknown.verdict() == Verdict::NoReference);
+    CHECK_FALSE(unknown.method.empty());
+}
+
+TEST_CASE("every shipped template names a registered reference", "[run][templates]") {
+    REQUIRE(library().templates().size() >= 11);
+    for (const auto& t : library().templates()) {
+        INFO(t->id());
+        CHECK(findReference(t->manifest().referenceName) != nullptr);
+    }
+}
+
+TEST_CASE("the map reference passes the right outputs and catches one wrong element", "[run][map]") {
+    for (const char* op : {"add", "saxpy", "gelu", "fma"}) {
+        for (const char* dtype : {"f32", "bf16"}) {
+            INFO(op << " " << dtype);
+            CheckContext ctx = mapContext(op, dtype, 1009);
+            CorrectnessReport good;
+            checkOutputs("map", ctx, good);
+            INFO(good.firstBadText);
+            CHECK(good.verdict() == Verdict::Pass);
+            CHECK(good.checked == 1009);
+
+            // A kernel that got one element wrong by a few storage ulps, one that skipped the
+            // last element (left poisoned with NaN).
+            CheckContext off = ctx;
+            double& v = off.outputs.at("out").values[500];
+            v = v + std::fabs(v) * 8 * off.outputs.at("out").dtype->unitRoundoff + 1e-3;
+            CorrectnessReport bad;
+            checkOutputs("map", off, bad);
+            CHECK(bad.verdict() == Verdict::Fail);
+            CHECK(bad.firstBadIndex == 500);
+
+            CheckContext poisoned = ctx;
+            poisoned.outputs.at("out").values.back() = std::nan("");
+            CorrectnessReport skipped;
+            checkOutputs("map", poisoned, skipped);
+            CHECK(skipped.verdict() == Verdict::Fail);
+            CHECK(skipped.firstBadIndex == 1008);
+        }
+    }
+}
