@@ -51,22 +51,49 @@ struct SizeSpec {
     std::string help;
     long long defaultValue = 1;
     long long minValue = 1;
+    // Awkward values the [gpu] tests run (tests="1,1009,100003"): 1, primes, not a multiple of
+    // any tile. The k-th test run takes each size's k-th value (its last when it has fewer).
+    std::vector<long long> testValues;
     int line = 0;
 };
 
 // One kernel argument, in signature order, for the runner.
 struct ArgSpec {
     std::string name;
-    std::string role;     // "in", "out", "inout" (device buffers) or "size" (a scalar problem size)
+    // "in", "out", "inout" (device buffers), "scratch" (a zeroed device buffer), "size" (a problem
+    // size passed as int), "scalar" (value passed by value), "pass" (the repeat index of the launch)
+    std::string role;
     std::string type;     // element type for buffers (may use ${...}), C type for scalars
     std::string count;    // expression: number of elements, for buffers
+    std::string fill;     // in/inout: the fill rule (run/input_fill.hpp); empty: the dtype's default
+    std::string value;    // scalar: expression
+    bool zeroEachRun = false;  // scratch: zeroed before every timed run (zero="each"), not once
     int line = 0;
 };
 
 struct LaunchSpec {
+    std::string kernel;   // suffix of the entry point: ${KERNEL_NAME}_<kernel>; empty: ${KERNEL_NAME}
+    std::string repeat = "1";  // expression: times in a row
     std::string grid[3] = {"1", "1", "1"};
     std::string block[3] = {"1", "1", "1"};
     std::string dynamicSmem = "0";
+    bool primary = false;      // primary="true": the kernel that does the work (occupancy describes it)
+    int line = 0;
+};
+
+// A named baseline of kx-runner's, timed in the same run (see templates/README.md).
+struct BaselineParamSpec {
+    std::string name;
+    std::string text;     // value="...": text with placeholders (isText)
+    std::string expr;     // expr="...": a number
+    bool isText = false;
+};
+struct BaselineSpec {
+    std::string name;                 // the runner's name: "cublas_gemm", "copy", "cub_scan"
+    std::vector<std::string> args;    // kernel args lent to it, in its order
+    std::string output;               // a kernel arg shaped like its result, or empty
+    std::vector<BaselineParamSpec> params;
+    int line = 0;
 };
 
 struct TemplateManifest {
@@ -82,10 +109,12 @@ struct TemplateManifest {
     std::vector<ConstraintSpec> constraints;
     std::vector<SizeSpec> sizes;
     std::vector<ArgSpec> args;
-    LaunchSpec launch;
+    std::vector<LaunchSpec> launches;   // in order; at least one
+    std::vector<BaselineSpec> baselines;
+    std::string rooflineUnit = "fp32"; // DeviceSpec unit of the compute roof; may use ${...}
     std::string flopsExpr = "0";
     std::string bytesExpr = "0";
-    std::string referenceName; // CPU reference the runner uses: "gemm", "reduce"
+    std::string referenceName; // the CPU reference (run/reference_registry.hpp); empty: none
     std::string folder;        // absolute folder path
     std::string manifestFile;  // absolute manifest path
 

@@ -218,13 +218,21 @@ std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch&
     const VariableMap vars = variables(config, arch, sizes);
     std::vector<ResolvedArg> out;
     for (const ArgSpec& a : m_manifest.args) {
-        ResolvedArg r{a.name, a.role, substitute(a.type, text, m_manifest.manifestFile, a.line), 0};
+        ResolvedArg r;
+        r.name = a.name;
+        r.role = a.role;
+        r.type = substitute(a.type, text, m_manifest.manifestFile, a.line);
+        r.zeroEachRun = a.zeroEachRun;
         if (a.role == "size") {
             auto it = sizes.find(a.name);
             if (it == sizes.end()) throw InputError("size '" + a.name + "' of " + m_manifest.id + " has no value");
             r.count = it->second;
-        } else {
+        } else if (a.role == "scalar") {
+            r.value = evaluateExpression(a.value, vars);
+        } else if (a.role != "pass") {
             r.count = static_cast<long long>(evaluateExpression(a.count, vars));
+            if (r.count < 0) throw InputError("arg '" + a.name + "' of " + m_manifest.id + " would have " + std::to_string(r.count) + " elements");
+            r.fill = substitute(a.fill, text, m_manifest.manifestFile, a.line);
         }
         out.push_back(std::move(r));
     }
@@ -235,6 +243,17 @@ SizeMap Template::defaultSizes() const {
     SizeMap sizes;
     for (const SizeSpec& s : m_manifest.sizes) sizes[s.name] = s.defaultValue;
     return sizes;
+}
+
+std::vector<SizeMap> Template::testSizes() const {
+    std::size_t runs = 0;
+    for (const SizeSpec& s : m_manifest.sizes) runs = std::max(runs, s.testValues.size());
+    if (runs == 0) return {defaultSizes()};
+    std::vector<SizeMap> out(runs);
+    for (std::size_t k = 0; k < runs; ++k)
+        for (const SizeSpec& s : m_manifest.sizes)
+            out[k][s.name] = s.testValues.empty() ? s.defaultValue : s.testValues[std::min(k, s.testValues.size() - 1)];
+    return out;
 }
 
 SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides) const {
@@ -257,14 +276,64 @@ SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides)
 }
 
 LaunchGeometry Template::launch(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    // The launch marked primary when this config runs it, else the first one it runs: a config
+    // may skip launches (repeat 0), as a single-pass scan skips the three-pass one's kernels.
+    const std::vector<LaunchStep> steps = launches(config, arch, sizes);
+    const auto runs = [](const LaunchStep& s) { return s.repeat > 0; };
+    auto chosen = std::find_if(steps.begin(), steps.end(), [&](const LaunchStep& s) { return s.primary && runs(s); });
+    if (chosen == steps.end()) chosen = std::find_if(steps.begin(), steps.end(), runs);
+    if (chosen == steps.end()) chosen = steps.begin();
+    return chosen->geometry;
+}
+
+std::vector<LaunchStep> Template::launches(const Config& config, const Arch& arch, const SizeMap& sizes) const {
     const VariableMap vars = variables(config, arch, sizes);
-    LaunchGeometry g;
-    for (int i = 0; i < 3; ++i) {
-        g.grid[i] = static_cast<long long>(evaluateExpression(m_manifest.launch.grid[i], vars));
-        g.block[i] = static_cast<long long>(evaluateExpression(m_manifest.launch.block[i], vars));
+    const std::string name = configName(config);
+    std::vector<LaunchStep> steps;
+    for (const LaunchSpec& l : m_manifest.launches) {
+        LaunchStep step;
+        step.kernel = l.kernel.empty() ? name : name + "_" + l.kernel;
+        step.primary = l.primary;
+        step.geometry.kernel = step.kernel;
+        for (int i = 0; i < 3; ++i) {
+            step.geometry.grid[i] = static_cast<long long>(evaluateExpression(l.grid[i], vars));
+            step.geometry.block[i] = static_cast<long long>(evaluateExpression(l.block[i], vars));
+        }
+        step.geometry.dynamicSmemBytes = static_cast<long long>(evaluateExpression(l.dynamicSmem, vars));
+        step.repeat = static_cast<long long>(evaluateExpression(l.repeat, vars));
+        if (step.repeat < 0)
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(l.line) + ": repeat is " + std::to_string(step.repeat));
+        steps.push_back(std::move(step));
     }
-    g.dynamicSmemBytes = static_cast<long long>(evaluateExpression(m_manifest.launch.dynamicSmem, vars));
-    return g;
+    return steps;
+}
+
+std::vector<ResolvedBaseline> Template::baselines(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    const auto text = placeholderValues(config, arch);
+    VariableMap vars = variables(config, arch, sizes);
+    vars["FLOPS"] = flops(config, arch, sizes);
+    vars["BYTES"] = minBytes(config, arch, sizes);
+    std::vector<ResolvedBaseline> out;
+    for (const BaselineSpec& b : m_manifest.baselines) {
+        ResolvedBaseline r{b.name, b.args, b.output, {}, {}};
+        for (const BaselineParamSpec& p : b.params) {
+            if (p.isText) {
+                r.texts[p.name] = substitute(p.text, text, m_manifest.manifestFile, b.line);
+            } else {
+                try {
+                    r.numbers[p.name] = evaluateExpression(p.expr, vars);
+                } catch (const InputError& e) {
+                    throw InputError(m_manifest.manifestFile + ":" + std::to_string(b.line) + ": baseline '" + b.name + "': " + e.what());
+                }
+            }
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::string Template::rooflineUnit(const Config& config, const Arch& arch) const {
+    return substitute(m_manifest.rooflineUnit, placeholderValues(config, arch), m_manifest.manifestFile, 0);
 }
 
 double Template::flops(const Config& config, const Arch& arch, const SizeMap& sizes) const {

@@ -19,6 +19,7 @@ struct Violation {
 };
 
 struct LaunchGeometry {
+    std::string kernel;  // the entry point this geometry launches
     long long grid[3] = {1, 1, 1};
     long long block[3] = {1, 1, 1};
     long long dynamicSmemBytes = 0;
@@ -31,9 +32,29 @@ using SizeMap = std::map<std::string, long long>;
 // A kernel argument with its type and element count worked out for a config and sizes.
 struct ResolvedArg {
     std::string name;
-    std::string role;   // in, out, inout, scratch, size
+    std::string role;   // in, out, inout, scratch, size, scalar, pass
     std::string type;   // C type with placeholders filled: "__half", "float", "int"
     long long count = 0;  // elements (buffers); the value itself for sizes
+    double value = 0;     // scalars
+    std::string fill;     // in/inout: the fill rule with placeholders filled (empty: the default)
+    bool zeroEachRun = false;
+};
+
+// One kernel of the launch sequence, worked out for a config and sizes.
+struct LaunchStep {
+    std::string kernel;      // the entry point: "reduce_sum_f32_b256_i4_v4" or "..._upsweep"
+    long long repeat = 1;
+    bool primary = false;    // the kernel the occupancy and resource views describe
+    LaunchGeometry geometry;
+};
+
+// A baseline to request, worked out: parameters as numbers or text.
+struct ResolvedBaseline {
+    std::string name;
+    std::vector<std::string> args;
+    std::string output;
+    std::map<std::string, double> numbers;
+    std::map<std::string, std::string> texts;
 };
 
 class Template {
@@ -67,13 +88,23 @@ public:
     std::string render(const Config& config, const Arch& arch) const;
 
     SizeMap defaultSizes() const;
+    // The sizes the [gpu] tests run: one map per test run (see SizeSpec::testValues); just the
+    // defaults when no size lists test values.
+    std::vector<SizeMap> testSizes() const;
     // Fills missing sizes with defaults; throws InputError on an unknown size or one below its minimum.
     SizeMap withSizes(const std::map<std::string, std::string>& overrides) const;
 
     // The kernel's arguments in signature order. Throws InputError on an unknown size name.
     std::vector<ResolvedArg> resolveArgs(const Config& config, const Arch& arch, const SizeMap& sizes) const;
 
+    // The first kernel's geometry (what occupancy and resources describe).
     LaunchGeometry launch(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    // Every kernel of the sequence, in order. Throws InputError on a repeat below 0.
+    std::vector<LaunchStep> launches(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    // The manifest's baselines with their parameters evaluated (FLOPS and BYTES are the formulas).
+    std::vector<ResolvedBaseline> baselines(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    // The compute roof the kernel runs on for this config ("fp32", "fp16_tensor").
+    std::string rooflineUnit(const Config& config, const Arch& arch) const;
     double flops(const Config& config, const Arch& arch, const SizeMap& sizes) const;
     double minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const;
 

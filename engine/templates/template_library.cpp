@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -186,29 +187,95 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
             s.help = attr(e, "help");
             s.defaultValue = parseInteger(manifestFile, s.line, requiredAttr(manifestFile, e, "default"), "default of size '" + s.name + "'");
             s.minValue = parseInteger(manifestFile, s.line, attr(e, "min", "1"), "min of size '" + s.name + "'");
+            std::stringstream tests(attr(e, "tests"));
+            for (std::string item; std::getline(tests, item, ',');) {
+                s.testValues.push_back(parseInteger(manifestFile, s.line, item, "test value of size '" + s.name + "'"));
+                if (s.testValues.back() < s.minValue) fail(manifestFile, s.line, "test value " + item + " of size '" + s.name + "' is below its minimum");
+            }
             claimName(s.name, s.line);
             m.sizes.push_back(std::move(s));
         }
     }
     if (const XMLElement* args = root->FirstChildElement("args")) {
         for (const XMLElement* e = args->FirstChildElement("arg"); e; e = e->NextSiblingElement("arg")) {
-            ArgSpec a{requiredAttr(manifestFile, e, "name"), requiredAttr(manifestFile, e, "role"),
-                      requiredAttr(manifestFile, e, "type"), attr(e, "count", "1"), e->GetLineNum()};
-            static const std::set<std::string> roles = {"in", "out", "inout", "scratch", "size"};
+            ArgSpec a;
+            a.name = requiredAttr(manifestFile, e, "name");
+            a.role = requiredAttr(manifestFile, e, "role");
+            a.line = e->GetLineNum();
+            a.type = a.role == "pass" ? attr(e, "type", "int") : requiredAttr(manifestFile, e, "type");
+            a.count = attr(e, "count", "1");
+            a.fill = attr(e, "fill");
+            static const std::set<std::string> roles = {"in", "out", "inout", "scratch", "size", "scalar", "pass"};
             if (!roles.count(a.role))
-                fail(manifestFile, a.line, "arg '" + a.name + "' has unknown role '" + a.role + "' (in, out, inout, scratch or size)");
+                fail(manifestFile, a.line,
+                     "arg '" + a.name + "' has unknown role '" + a.role + "' (in, out, inout, scratch, size, scalar or pass)");
+            if (a.role == "scalar") a.value = requiredAttr(manifestFile, e, "value");
+            if (!a.fill.empty() && a.role != "in" && a.role != "inout")
+                fail(manifestFile, a.line, "arg '" + a.name + "': only in and inout arguments are filled");
+            const std::string zero = attr(e, "zero", "once");
+            if (zero != "once" && zero != "each") fail(manifestFile, a.line, "arg '" + a.name + "': zero must be once or each");
+            if (zero == "each" && a.role != "scratch") fail(manifestFile, a.line, "arg '" + a.name + "': zero=\"each\" is for scratch buffers");
+            a.zeroEachRun = zero == "each";
             m.args.push_back(std::move(a));
         }
     }
-    if (const XMLElement* launch = root->FirstChildElement("launch")) {
+    auto parseLaunch = [&](const XMLElement* launch) {
+        LaunchSpec l;
+        l.line = launch->GetLineNum();
         const char* axes[3] = {"x", "y", "z"};
         for (int i = 0; i < 3; ++i) {
-            m.launch.grid[i] = attr(launch, ("grid-" + std::string(axes[i])).c_str(), "1");
-            m.launch.block[i] = attr(launch, ("block-" + std::string(axes[i])).c_str(), "1");
+            l.grid[i] = attr(launch, ("grid-" + std::string(axes[i])).c_str(), "1");
+            l.block[i] = attr(launch, ("block-" + std::string(axes[i])).c_str(), "1");
         }
-        m.launch.dynamicSmem = attr(launch, "dynamic-smem", "0");
+        l.dynamicSmem = attr(launch, "dynamic-smem", "0");
+        l.kernel = attr(launch, "kernel");
+        l.repeat = attr(launch, "repeat", "1");
+        l.primary = attr(launch, "primary") == "true";
+        if (!l.kernel.empty() && !isIdentifier(l.kernel))
+            fail(manifestFile, l.line, "launch kernel '" + l.kernel + "' is not an identifier");
+        return l;
+    };
+    if (const XMLElement* launches = root->FirstChildElement("launches")) {
+        for (const XMLElement* e = launches->FirstChildElement("launch"); e; e = e->NextSiblingElement("launch"))
+            m.launches.push_back(parseLaunch(e));
+        if (m.launches.empty()) fail(manifestFile, launches->GetLineNum(), "<launches> needs at least one <launch>");
+    } else if (const XMLElement* launch = root->FirstChildElement("launch")) {
+        m.launches.push_back(parseLaunch(launch));
     } else {
-        fail(manifestFile, root->GetLineNum(), "<template> needs a <launch> element");
+        fail(manifestFile, root->GetLineNum(), "<template> needs a <launch> element (or <launches>)");
+    }
+    if (const XMLElement* roofline = root->FirstChildElement("roofline")) m.rooflineUnit = requiredAttr(manifestFile, roofline, "unit");
+    if (const XMLElement* baselines = root->FirstChildElement("baselines")) {
+        std::set<std::string> argNames;
+        for (const ArgSpec& a : m.args) argNames.insert(a.name);
+        for (const XMLElement* e = baselines->FirstChildElement("baseline"); e; e = e->NextSiblingElement("baseline")) {
+            BaselineSpec b;
+            b.line = e->GetLineNum();
+            b.name = requiredAttr(manifestFile, e, "name");
+            // "A,B" or "A B": the lent args in the baseline's order.
+            std::string argList = attr(e, "args");
+            std::replace(argList.begin(), argList.end(), ',', ' ');
+            std::stringstream list(argList);
+            for (std::string item; list >> item;) {
+                if (!argNames.count(item)) fail(manifestFile, b.line, "baseline '" + b.name + "' lends '" + item + "', which is not an arg");
+                b.args.push_back(item);
+            }
+            b.output = attr(e, "output");
+            if (!b.output.empty() && !argNames.count(b.output))
+                fail(manifestFile, b.line, "baseline '" + b.name + "' output '" + b.output + "' is not an arg");
+            for (const XMLElement* p = e->FirstChildElement("param"); p; p = p->NextSiblingElement("param")) {
+                BaselineParamSpec param;
+                param.name = requiredAttr(manifestFile, p, "name");
+                if (p->Attribute("value")) {
+                    param.text = p->Attribute("value");
+                    param.isText = true;
+                } else {
+                    param.expr = requiredAttr(manifestFile, p, "expr");
+                }
+                b.params.push_back(std::move(param));
+            }
+            m.baselines.push_back(std::move(b));
+        }
     }
     if (const XMLElement* e = root->FirstChildElement("flops")) m.flopsExpr = requiredAttr(manifestFile, e, "expr");
     if (const XMLElement* e = root->FirstChildElement("bytes")) m.bytesExpr = requiredAttr(manifestFile, e, "expr");
@@ -252,6 +319,17 @@ TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
         }
     }
     return lib;
+}
+
+std::vector<TemplateLibrary::Category> TemplateLibrary::byCategory() const {
+    std::map<std::string, std::vector<std::shared_ptr<const Template>>> groups;
+    for (const auto& t : m_templates) groups[t->manifest().category].push_back(t);
+    std::vector<Category> out;
+    for (auto& [name, list] : groups) {
+        std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a->manifest().title < b->manifest().title; });
+        out.push_back({name, std::move(list)});
+    }
+    return out;
 }
 
 std::shared_ptr<const Template> TemplateLibrary::find(std::string_view id) const {

@@ -24,6 +24,14 @@ public:
     const std::vector<LoadError>& errors() const { return m_errors; }
     std::shared_ptr<const Template> find(std::string_view id) const;  // nullptr when unknown
 
+    // The templates by their manifests' category: categories in alphabetical order, templates
+    // by title within each, for pickers and listings.
+    struct Category {
+        std::string name;
+        std::vector<std::shared_ptr<const Template>> templates;
+    };
+    std::vector<Category> byCategory() const;
+
 private:
     std::vector<std::shared_ptr<const Template>> m_templates;
     std::vector<LoadError> m_errors;
