@@ -172,21 +172,21 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
               },
               fixed(0));
         b.add("% of ceiling", "%", Better::Higher,
-              "Share of the calibrated ceiling (kx calibrate): cuBLAS peak for GEMMs, copy bandwidth for memory-bound "
-              "kernels. Empty without a calibration of the run's device.",
+              "Share of the calibrated ceiling (kx calibrate): the measured peak of the compute unit the template runs "
+              "on when it does arithmetic, else the copy bandwidth. Empty without a calibration of the run's device.",
               [&](std::size_t i) -> std::optional<double> {
                   const auto* r = run(i);
                   if (!r) return std::nullopt;
-                  if (r->pctOfCublasPeak) return *r->pctOfCublasPeak;
+                  if (r->pctOfComputeCeiling) return *r->pctOfComputeCeiling;
                   if (r->pctOfCopyBandwidth) return *r->pctOfCopyBandwidth;
                   return std::nullopt;
               },
               fixed(1));
         b.add("vs baseline", "x", Better::Higher,
-              "Baseline time / kernel time, both timed in the same run (cuBLAS for GEMM, a device copy for "
-              "memory-bound kernels): above 1 the kernel is faster.",
+              "Baseline time / kernel time, both timed in the same run (the template's first baseline: cuBLAS, CUB or a "
+              "device copy of the same bytes): above 1 the kernel is faster.",
               [&](std::size_t i) -> std::optional<double> {
-                  if (const auto* r = run(i); r && r->baseline && r->baseline->speedup > 0) return r->baseline->speedup;
+                  if (const auto* r = run(i); r && r->primaryBaseline() && r->primaryBaseline()->speedup > 0) return r->primaryBaseline()->speedup;
                   return std::nullopt;
               },
               [](double v) { return fmt::format("{:.2f}\u00d7", v); });
@@ -202,7 +202,10 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
             std::vector<std::string> verdicts, sizes;
             for (std::size_t i = 0; i < n; ++i) {
                 const auto* r = run(i);
-                verdicts.push_back(!r ? kDash : r->correctness.passed ? "pass" : "FAIL");
+                verdicts.push_back(!r                                                              ? kDash
+                                  : r->correctness.verdict() == engine::Verdict::NoReference ? "unchecked"
+                                  : r->correctness.passed                                    ? "pass"
+                                                                                             : "FAIL");
                 std::string s;
                 if (r) {
                     for (const auto& [k, v] : r->sizes) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);

@@ -317,10 +317,10 @@ void ScriptRunner::step(ExplorerApp& app) {
             model.update();  // the report lands in the history on the next update
             if (!runs.history().empty()) {
                 const engine::RunReport& r = runs.history().back().report;
-                std::string outcome = r.ok ? fmt::format("{} {:.4f} ms {:.2f} TFLOP/s {:.1f} GB/s", r.correctness.passed ? "PASS" : "FAIL",
+                std::string outcome = r.ok ? fmt::format("{} {:.4f} ms {:.2f} TFLOP/s {:.1f} GB/s", engine::verdictText(r.correctness.verdict()),
                                                          r.medianMs, r.tflops, r.gbps)
                                            : "failed: " + r.error;
-                if (r.ok && r.baseline && r.baseline->speedup > 0) outcome += fmt::format(" {:.3f}x {}", r.baseline->speedup, r.baseline->name);
+                if (const auto* b = r.primaryBaseline(); r.ok && b && b->speedup > 0) outcome += fmt::format(" {:.3f}x {}", b->speedup, b->name);
                 std::cerr << fmt::format("kernel-explorer: run: {}: {}\n", r.variant, outcome);
             }
             break;

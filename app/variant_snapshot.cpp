@@ -38,6 +38,10 @@ SnapshotPtr makeSnapshot(const StoredVariant& stored, const engine::TemplateLibr
     try {
         const engine::SizeMap sizes = tmpl->defaultSizes();
         s->launch = tmpl->launch(s->config, *arch, sizes);
+        // The launch's kernel, not the report's first line: a multi-kernel template's
+        // occupancy is that of the kernel that does the work.
+        if (const engine::KernelResources* k = engine::kernelNamed(stored.kernels, s->launch->kernel)) s->resources = *k;
+        s->rooflineUnit = tmpl->rooflineUnit(s->config, *arch);
         s->flops = tmpl->flops(s->config, *arch, sizes);
         s->minBytes = tmpl->minBytes(s->config, *arch, sizes);
         if (s->flops > 0 && s->minBytes > 0) s->predictedAi = s->flops / s->minBytes;

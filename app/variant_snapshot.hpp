@@ -35,7 +35,7 @@ struct VariantSnapshot {
     std::string ptx;
     std::string sass;            // empty when none was stored
     std::string sassNote;        // why there is no SASS; empty when there is
-    engine::KernelResources resources;  // the first kernel of the ptxas report
+    engine::KernelResources resources;  // the primary launch's kernel in the ptxas report
     bool hasResources = false;
     std::optional<engine::LaunchGeometry> launch;  // at the template's default sizes
     std::optional<engine::OccupancyResult> occupancy;
@@ -46,6 +46,7 @@ struct VariantSnapshot {
     double flops = 0;                     // at the default sizes
     double minBytes = 0;
     double predictedAi = 0;               // flops / minBytes; 0 when the template gives none
+    std::string rooflineUnit = "fp32";  // the compute roof its template names for this config
     std::string updatedAt;                // ISO 8601 UTC, from the session
 
     // "name (sm_90)", for captions.

@@ -97,8 +97,8 @@ int listTemplates(const Context& ctx, bool json) {
         return 0;
     }
     fmt::print("{:<12} {:<18} {}\n", "TEMPLATE", "CATEGORY", "TITLE");
-    for (const auto& t : ctx.templates.templates())
-        fmt::print("{:<12} {:<18} {}\n", t->id(), t->manifest().category, t->manifest().title);
+    for (const auto& category : ctx.templates.byCategory())
+        for (const auto& t : category.templates) fmt::print("{:<12} {:<18} {}\n", t->id(), category.name, t->manifest().title);
     return 0;
 }
 

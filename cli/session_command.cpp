@@ -58,10 +58,10 @@ void printVariant(const SessionStore& store, const SessionVariant& v) {
         if (!r.ok) {
             line += "failed: " + r.error;
         } else {
-            line += fmt::format("{} {:.4f} ms  {:.2f} TFLOP/s  {:.1f} GB/s", r.correctness.passed ? "PASS" : "FAIL", r.medianMs, r.tflops, r.gbps);
-            if (r.pctOfCublasPeak) line += fmt::format("  {:.1f}% of cuBLAS peak", *r.pctOfCublasPeak);
+            line += fmt::format("{} {:.4f} ms  {:.2f} TFLOP/s  {:.1f} GB/s", verdictText(r.correctness.verdict()), r.medianMs, r.tflops, r.gbps);
+            if (r.pctOfComputeCeiling) line += fmt::format("  {:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName);
             if (r.pctOfCopyBandwidth) line += fmt::format("  {:.1f}% of copy bandwidth", *r.pctOfCopyBandwidth);
-            if (r.baseline && r.baseline->speedup > 0) line += fmt::format("  {:.2f}x {}", r.baseline->speedup, r.baseline->name);
+            if (const auto* b = r.primaryBaseline(); b && b->speedup > 0) line += fmt::format("  {:.2f}x {}", b->speedup, b->name);
             if (!run.calibrationJson.empty()) line += "  (calibrated)";
         }
         fmt::print("{}\n", line);

@@ -141,7 +141,9 @@ void CompareView::rebuild() {
         const VariantSnapshot& s = *sel[c];
         if (s.predictedAi > 0) {
             m_roof.predX[c].push_back(s.predictedAi);
-            m_roof.predY[c].push_back(roof.attainable(s.predictedAi, kSimtUnit));
+            // On the roof of the units this variant computes on, where the device lists it.
+            const char* unit = roof.compute(s.rooflineUnit) != nullptr ? s.rooflineUnit.c_str() : kSimtUnit;
+            m_roof.predY[c].push_back(roof.attainable(s.predictedAi, unit));
             xLo = std::min(xLo, s.predictedAi / 3);
             xHi = std::max(xHi, s.predictedAi * 3);
         }

@@ -29,17 +29,25 @@ void KernelView::drawTemplatePicker() {
     ImGui::SetNextItemWidth(-FLT_MIN);
     const std::string preview = current ? fmt::format("{}  ({})", current->manifest().title, current->id()) : "(none)";
     if (ImGui::BeginCombo("##template", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
-        for (const auto& t : model().library().templates()) {
-            const bool selected = current != nullptr && current->id() == t->id();
-            const std::string label = fmt::format("{}##{}", t->manifest().title, t->id());
-            if (ImGui::Selectable(label.c_str(), selected)) model().selectTemplate(t->id());
-            if (selected) ImGui::SetItemDefaultFocus();
-            helpTooltip(t->manifest().summary);
-            // Category right-aligned in the row, dimmed.
-            const std::string& cat = t->manifest().category;
-            const float w = ImGui::CalcTextSize(cat.c_str()).x;
-            ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - w);
-            ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", cat.c_str());
+        // One heading per category, its templates indented under it.
+        bool firstGroup = true;
+        for (const auto& category : model().library().byCategory()) {
+            if (!firstGroup) ImGui::Separator();
+            firstGroup = false;
+            ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", category.name.c_str());
+            ImGui::Indent();
+            for (const auto& t : category.templates) {
+                const bool selected = current != nullptr && current->id() == t->id();
+                const std::string label = fmt::format("{}##{}", t->manifest().title, t->id());
+                if (ImGui::Selectable(label.c_str(), selected)) model().selectTemplate(t->id());
+                if (selected) ImGui::SetItemDefaultFocus();
+                helpTooltip(t->manifest().summary);
+                // The id right-aligned in the row, dimmed: what kx and sessions call it.
+                const float w = ImGui::CalcTextSize(t->id().c_str()).x;
+                ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - w);
+                ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", t->id().c_str());
+            }
+            ImGui::Unindent();
         }
         ImGui::EndCombo();
     }

@@ -74,7 +74,7 @@ std::optional<OccupancyView::Inputs> OccupancyView::gatherInputs(std::string* wh
         *why = model().launchError().empty() ? "No launch geometry." : model().launchError();
         return std::nullopt;
     }
-    const engine::KernelResources& k = r->kernels.front();
+    const engine::KernelResources& k = *engine::kernelNamed(r->kernels, launch->kernel);
     Inputs in;
     in.arch = arch->name;
     in.occ.registersPerThread = k.registers;

@@ -277,7 +277,7 @@ void RooflineView::rebuild() {
     m_model.emplace(*device, measured);
 
     auto shown = [&](const engine::RooflineCeiling& c) {
-        return m_showTensor || c.id.find("_tensor") == std::string::npos || c.id == kSimtUnit;
+        return m_showTensor || c.id.find("_tensor") == std::string::npos || c.id == kSimtUnit || c.id == m_predictedUnit;
     };
 
     // The predicted point: intensity from the template's formulas at the default sizes.
@@ -293,12 +293,14 @@ void RooflineView::rebuild() {
                 m_predictedNote = "The template gives no FLOP formula, so it has no intensity to plot.";
             } else {
                 engine::RooflinePoint p = engine::predictedPoint(std::move(label), flops, bytes);
-                if (m_model->compute(kSimtUnit) != nullptr && m_model->memory("dram") != nullptr) {
-                    p = engine::placeOnRoof(*m_model, p, kSimtUnit);
-                    m_predictedUnit = kSimtUnit;
+                // The roof of the units the kernel computes on (CUDA cores, tensor cores), from its manifest.
+                const std::string unit = t->rooflineUnit(model().config(), *model().currentArch());
+                if (m_model->compute(unit) != nullptr && m_model->memory("dram") != nullptr) {
+                    p = engine::placeOnRoof(*m_model, p, unit);
+                    m_predictedUnit = unit;
                 } else {
                     m_predictedNote = fmt::format("{} lists no {} peak or bandwidth to place the point on.",
-                                                  device->name, engine::unitLabel(kSimtUnit));
+                                                  device->name, engine::unitLabel(unit));
                 }
                 m_predicted = p;
             }

@@ -153,24 +153,21 @@ void RunView::drawResult(const RunRecord& record) {
     if (!ImGui::BeginTable("result", 2, ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthStretch, 0.34f);
     ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch, 0.66f);
-    row(theme(), "verdict", fmt::format("{}  max rel err {:.2g} (tol {:.2g})", c.passed ? "PASS" : "FAIL", c.maxRelError, c.tolerance),
-        c.passed ? pal.ok : pal.error);
+    const engine::Verdict verdict = c.verdict();
+    row(theme(), "verdict", fmt::format("{}  max rel err {:.2g} (tol {:.2g})", engine::verdictText(verdict), c.maxRelError, c.tolerance),
+        verdict == engine::Verdict::Pass ? pal.ok : verdict == engine::Verdict::Fail ? pal.error : pal.textDim);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", (c.method + (c.firstBadIndex >= 0 ? "\nfirst mismatch: " + c.firstBadText : std::string())).c_str());
     row(theme(), "time", fmt::format("{:.4f} ms  ({:.4f}..{:.4f}, {} reps)", r.medianMs, r.minMs, r.maxMs, r.reps), pal.text);
     row(theme(), "rate", fmt::format("{:.2f} TFLOP/s  {:.0f} GB/s", r.tflops, r.gbps), pal.text);
-    if (r.pctOfCublasPeak) row(theme(), "of peak", fmt::format("{:.1f}% of calibrated cuBLAS", *r.pctOfCublasPeak), pal.text);
+    if (r.pctOfComputeCeiling) row(theme(), "of peak", fmt::format("{:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName), pal.text);
     if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
-    if (r.baseline) {
-        const engine::BaselineReport& b = *r.baseline;
-        const std::string ratio = b.tflops > 0 ? fmt::format("{:.1f}% of its speed", 100.0 * b.speedup)
-                                               : fmt::format("{:.1f}% of its GB/s", 100.0 * r.gbps / std::max(b.gbps, 1e-9));
-        row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {}", b.name, b.medianMs, ratio), pal.textDim);
-    }
-    if (r.libraryBaseline) {
-        const engine::BaselineReport& b = *r.libraryBaseline;
-        row(theme(), "library", fmt::format("{} {:.4f} ms: kernel at {:.1f}% of its speed", b.name, b.medianMs, 100.0 * b.speedup),
-            pal.textDim);
+    for (const engine::BaselineReport& b : r.baselines) {
+        if (!b.ok()) {
+            row(theme(), "baseline", fmt::format("{}: not run ({})", b.name, b.error), pal.textDim);
+            continue;
+        }
+        row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {:.1f}% of its speed", b.name, b.medianMs, 100.0 * b.speedup), pal.textDim);
     }
     row(theme(), "device", r.deviceName, pal.textDim);
     ImGui::EndTable();

@@ -227,7 +227,7 @@ void VariantsView::drawRuns(std::int64_t variantId) {
         std::string line = fmt::format("{:.3f} ms", r.medianMs);
         if (r.tflops > 0.01) line += fmt::format("  {:.1f} TFLOP/s", r.tflops);
         else line += fmt::format("  {:.0f} GB/s", r.gbps);
-        if (r.baseline && r.baseline->speedup > 0) line += fmt::format("  {:.2f}x {}", r.baseline->speedup, r.baseline->name);
+        if (const auto* b = r.primaryBaseline(); b && b->speedup > 0) line += fmt::format("  {:.2f}x {}", b->speedup, b->name);
         ImGui::TextUnformatted(line.c_str());
         std::string sizes;
         for (const auto& [k, value] : r.sizes) sizes += (sizes.empty() ? "" : " ") + k + "=" + std::to_string(value);

@@ -623,19 +623,20 @@ nlohmann::json SessionStore::exportJson() const {
 std::string SessionStore::exportCsv() const {
     std::string out =
         "variant,template,arch,config,notes,run_id,run_created,device,ok,passed,median_ms,min_ms,max_ms,reps,tflops,gbps,"
-        "pct_of_cublas_peak,pct_of_copy_bandwidth,baseline,baseline_ms,speedup,registers,sizes\n";
+        "pct_of_compute_ceiling,pct_of_copy_bandwidth,baseline,baseline_ms,speedup,registers,sizes\n";
     for (const SessionVariant& v : variants()) {
         for (const StoredRun& r : runsOf(v.id)) {
             const RunReport& p = r.report;
+            const BaselineReport* base = p.primaryBaseline();
             std::string sizes;
             for (const auto& [k, value] : p.sizes) sizes += (sizes.empty() ? "" : " ") + k + "=" + std::to_string(value);
             const std::vector<std::string> fields = {
                 v.name, v.config.templateId, v.arch, v.config.canonical(), v.notes, std::to_string(r.id), r.createdAt, r.device,
                 p.ok ? "1" : "0", p.correctness.passed ? "1" : "0", number(p.medianMs), number(p.minMs), number(p.maxMs),
                 std::to_string(p.reps), number(p.tflops), number(p.gbps),
-                p.pctOfCublasPeak ? number(*p.pctOfCublasPeak) : "", p.pctOfCopyBandwidth ? number(*p.pctOfCopyBandwidth) : "",
-                p.baseline ? p.baseline->name : "", p.baseline ? number(p.baseline->medianMs) : "",
-                p.baseline ? number(p.baseline->speedup) : "", std::to_string(p.registers), sizes};
+                p.pctOfComputeCeiling ? number(*p.pctOfComputeCeiling) : "", p.pctOfCopyBandwidth ? number(*p.pctOfCopyBandwidth) : "",
+                base ? base->name : "", base ? number(base->medianMs) : "", base ? number(base->speedup) : "",
+                std::to_string(p.registers), sizes};
             for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csvField(fields[i]);
             out += "\n";
         }

@@ -37,8 +37,15 @@ RunReport report(const std::string& variant, double ms, bool passed = true) {
     r.tflops = 137.4 / ms;
     r.correctness.passed = passed;
     r.correctness.method = "float64";
-    r.pctOfCublasPeak = 64.5;
-    r.baseline = BaselineReport{"cuBLAS f16", 0.2, 680, 0, 0.9};
+    r.pctOfComputeCeiling = 64.5;
+    r.computeCeilingName = "FP16 tensor (measured)";
+    BaselineReport base;
+    base.id = "cublas_gemm";
+    base.name = "cuBLAS f16";
+    base.medianMs = 0.2;
+    base.tflops = 680;
+    base.speedup = 0.9;
+    r.baselines.push_back(base);
     return r;
 }
 
@@ -116,7 +123,7 @@ TEST_CASE("kx session show prints config, notes, resources and runs", "[cli][ses
     CHECK(one.out.find("runs       3") != std::string::npos);
     CHECK(one.out.find("PASS 0.2500 ms") != std::string::npos);
     CHECK(one.out.find("FAIL 0.1000 ms") != std::string::npos);
-    CHECK(one.out.find("64.5% of cuBLAS peak") != std::string::npos);
+    CHECK(one.out.find("64.5% of FP16 tensor (measured)") != std::string::npos);
     CHECK(one.out.find("(calibrated)") != std::string::npos);
 
     const Outcome missing = runKx("session show " + p.string() + " --variant nope");

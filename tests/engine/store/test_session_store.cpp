@@ -57,6 +57,17 @@ Config gemmConfig(const std::string& bm) {
     return c;
 }
 
+BaselineReport baseline(const std::string& id, const std::string& name, double ms, double tflops, double gbps, double speedup) {
+    BaselineReport b;
+    b.id = id;
+    b.name = name;
+    b.medianMs = ms;
+    b.tflops = tflops;
+    b.gbps = gbps;
+    b.speedup = speedup;
+    return b;
+}
+
 RunReport sampleReport(const std::string& variant, double medianMs, bool full = true) {
     RunReport r;
     r.ok = true;
@@ -87,8 +98,9 @@ RunReport sampleReport(const std::string& variant, double medianMs, bool full = 
         r.correctness.baselineCompared = true;
         r.correctness.baselineAgrees = true;
         r.correctness.baselineMaxRelDiff = 1e-5;
-        r.baseline = BaselineReport{"cuBLAS f16 (B transposed)", medianMs * 0.8, 700.5, 0, 0.8};
-        r.pctOfCublasPeak = 71.5;
+        r.baselines.push_back(baseline("cublas_gemm", "cuBLAS f16 (B transposed)", medianMs * 0.8, 700.5, 0, 0.8));
+        r.pctOfComputeCeiling = 71.5;
+        r.computeCeilingName = "FP32 (measured)";
     } else {
         r.pctOfCopyBandwidth = 88.0;
     }
@@ -99,8 +111,8 @@ void requireSameReport(const RunReport& a, const RunReport& b) {
     CHECK(toJson(a) == toJson(b));  // every field, through the one serializer
     CHECK(a.medianMs == b.medianMs);
     CHECK(a.sizes == b.sizes);
-    CHECK(a.baseline.has_value() == b.baseline.has_value());
-    CHECK(a.pctOfCublasPeak == b.pctOfCublasPeak);
+    CHECK(a.baselines.size() == b.baselines.size());
+    CHECK(a.pctOfComputeCeiling == b.pctOfComputeCeiling);
     CHECK(a.pctOfCopyBandwidth == b.pctOfCopyBandwidth);
     CHECK(a.correctness.method == b.correctness.method);
 }
@@ -127,14 +139,31 @@ TEST_CASE("run reports read back equal through their JSON", "[store][json]") {
         requireSameReport(r, back);
     }
     RunReport reduction = sampleReport("c", 0.35, false);
-    reduction.libraryBaseline = BaselineReport{"CUB DeviceReduce f32 sum", 0.36, 0, 2990.5, 1.03};
+    reduction.baselines.push_back(baseline("cub_reduce", "CUB DeviceReduce f32 sum", 0.36, 0, 2990.5, 1.03));
+    reduction.baselines.push_back(baseline("copy", "device copy", 0.34, 0, 3100, 0.97));
     const RunReport reductionBack = runReportFromJson(toJson(reduction));
-    REQUIRE(reductionBack.libraryBaseline);
-    CHECK(reductionBack.libraryBaseline->name == "CUB DeviceReduce f32 sum");
-    CHECK(reductionBack.libraryBaseline->gbps == 2990.5);
+    REQUIRE(reductionBack.baselines.size() == 2);
+    CHECK(reductionBack.baselines[0].name == "CUB DeviceReduce f32 sum");
+    CHECK(reductionBack.baselines[0].gbps == 2990.5);
+    CHECK(reductionBack.baselines[1].id == "copy");
     RunReport noCub = sampleReport("d", 0.35, false);
-    noCub.libraryBaselineError = "this kx-runner was built without nvcc, so without CUB";
-    CHECK(runReportFromJson(toJson(noCub)).libraryBaselineError == noCub.libraryBaselineError);
+    BaselineReport failedCub = baseline("cub_reduce", "cub_reduce", 0, 0, 0, 0);
+    failedCub.error = "this kx-runner was built without nvcc, so without CUB";
+    noCub.baselines.push_back(failedCub);
+    noCub.baselines.push_back(baseline("copy", "device copy", 0.34, 0, 3100, 0.97));
+    const RunReport noCubBack = runReportFromJson(toJson(noCub));
+    CHECK(noCubBack.baselines.at(0).error == failedCub.error);
+    CHECK(!noCubBack.baselines.at(0).ok());
+    REQUIRE(noCubBack.primaryBaseline());
+    CHECK(noCubBack.primaryBaseline()->id == "copy");
+    // A report written before baselines were a list still reads.
+    const nlohmann::json older = {{"ok", true}, {"median_ms", 1.0}, {"pct_of_cublas_peak", 64.0},
+                                  {"baseline", {{"name", "device copy"}, {"median_ms", 0.9}, {"gbps", 3000.0}, {"speedup", 0.9}}},
+                                  {"library_baseline", {{"name", "CUB DeviceReduce f32 sum"}, {"median_ms", 1.1}, {"speedup", 1.1}}}};
+    const RunReport olderBack = runReportFromJson(older);
+    REQUIRE(olderBack.baselines.size() == 2);
+    CHECK(olderBack.baselines[1].name == "CUB DeviceReduce f32 sum");
+    CHECK(olderBack.pctOfComputeCeiling == 64.0);
     RunReport failed;
     failed.error = "the kernel faulted";
     CHECK(runReportFromJson(toJson(failed)).error == "the kernel faulted");
