@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from the repository root, with the binaries built elsewhere carried in
 # .carry/bin and the shared libraries the machine lacks in .carry/lib (see README, "GPU machine").
-# Usage: bench/gpu/run_on_gpu.sh tests|bench|demo|all   (results go to $OUT, or ./gpu-out)
+# Usage: bench/gpu/run_on_gpu.sh tests|bench|templates|demo|all   (results go to $OUT, or ./gpu-out)
 #   tests: the [gpu] tests (the GUI one under Xvfb from .gl when carried, keeping its screenshots)
-#   bench: the GEMM/reduction benchmark; demo: sessions/demo.kxs from real runs
+#   bench: the GEMM/reduction benchmark; templates: every template against its baselines;
+#   demo: sessions/demo.kxs from real runs
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-$PWD/gpu-out}
@@ -37,4 +38,7 @@ if [[ $what == demo || $what == all ]]; then
 fi
 if [[ $what == bench || $what == all ]]; then
   bench/gpu/gemm_reduce_bench.sh "$out" 2>&1 | tee "$out/bench_log.txt" | tail -60
+fi
+if [[ $what == templates || $what == all ]]; then
+  bench/gpu/templates_bench.sh "$out" 2>&1 | tee "$out/templates_log.txt" | tail -40
 fi

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -34,20 +35,34 @@ std::string readFile(const std::filesystem::path& p) {
 
 TEST_CASE("the shipped templates load without errors", "[templates][shipped]") {
     for (const LoadError& e : library().errors()) FAIL(e.toString());
-    CHECK(library().find("gemm"));
-    CHECK(library().find("reduce"));
+    for (const char* id : {"gemm", "reduce", "map", "scan", "filter", "histogram", "transpose", "stencil", "radix_sort", "group_by", "join"})
+        CHECK(library().find(id));
+    // The pickers' grouping: every template once, categories sorted, titles sorted within each.
+    std::size_t grouped = 0;
+    std::string previousCategory;
+    for (const auto& category : library().byCategory()) {
+        CHECK(category.name > previousCategory);
+        previousCategory = category.name;
+        for (std::size_t i = 0; i < category.templates.size(); ++i) {
+            CHECK(category.templates[i]->manifest().category == category.name);
+            if (i > 0) CHECK(category.templates[i - 1]->manifest().title < category.templates[i]->manifest().title);
+        }
+        grouped += category.templates.size();
+    }
+    CHECK(grouped == library().templates().size());
 }
 
 TEST_CASE("generated sources match the golden files", "[templates][golden]") {
+    // Every template's default config for sm_90, plus a few configs that take other branches.
     // Regenerate with KX_UPDATE_GOLDEN=1 after an intended change, and review the diff.
     const bool update = std::getenv("KX_UPDATE_GOLDEN") != nullptr;
     struct Case { std::string templ, arch; std::map<std::string, std::string> values; std::string file; };
-    const std::vector<Case> cases = {
-        {"gemm", "sm_90", {}, "gemm_sm_90_default.cu"},
+    std::vector<Case> cases = {
         {"gemm", "sm_80", {{"dtype", "f32"}, {"layout", "rrr"}}, "gemm_sm_80_f32_rrr.cu"},
-        {"reduce", "sm_90", {}, "reduce_sm_90_default.cu"},
         {"reduce", "sm_120", {{"op", "max"}, {"dtype", "bf16"}}, "reduce_sm_120_max_bf16.cu"},
     };
+    for (const auto& t : library().templates()) cases.push_back({t->id(), "sm_90", {}, t->id() + "_sm_90_default.cu"});
+    CHECK(cases.size() >= 13);
     for (const Case& c : cases) {
         auto t = library().find(c.templ);
         REQUIRE(t);
@@ -75,12 +90,41 @@ TEST_CASE("every default config is valid and compiles for sm_80, sm_90 and sm_12
             const CompileResult r = compiler.compile(v.request);
             INFO(r.log);
             REQUIRE(r.ok);
-            REQUIRE(r.kernels.size() == 1);
-            CHECK(r.kernels[0].function == v.name);
-            CHECK(r.kernels[0].registers > 0);
-            CHECK(r.kernels[0].registers <= arch->nv.maxRegsPerThread);
-            CHECK_FALSE(r.kernels[0].spills());
-            CHECK(r.ptx.find(".entry " + v.name) != std::string::npos);
+            REQUIRE_FALSE(r.kernels.empty());
+            // Every kernel the config launches is in the PTX and the ptxas report, within the
+            // arch's registers and without spills.
+            int launched = 0;
+            for (const LaunchStep& step : t->launches(t->defaultConfig(), *arch, t->defaultSizes())) {
+                if (step.repeat == 0) continue;
+                ++launched;
+                INFO(step.kernel);
+                CHECK(r.ptx.find(".entry " + step.kernel) != std::string::npos);
+                const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == step.kernel; });
+                REQUIRE(k != r.kernels.end());
+                CHECK(k->registers > 0);
+                CHECK(k->registers <= arch->nv.maxRegsPerThread);
+                CHECK_FALSE(k->spills());
+            }
+            CHECK(launched > 0);
+            // The occupancy views describe a kernel that the config launches.
+            const LaunchGeometry primary = t->launch(t->defaultConfig(), *arch, t->defaultSizes());
+            CHECK(primary.kernel.rfind(v.name, 0) == 0);
         }
     }
+}
+
+TEST_CASE("the primary launch is the marked one, else the first that runs", "[templates][shipped]") {
+    const Arch* arch = arches().findArch("sm_90");
+    REQUIRE(arch);
+    auto kernelOf = [&](const std::string& id, const std::map<std::string, std::string>& values) {
+        auto t = library().find(id);
+        REQUIRE(t);
+        const Config c = t->withValues(t->defaultConfig(), values);
+        return t->launch(c, *arch, t->defaultSizes()).kernel.substr(t->configName(c).size());
+    };
+    CHECK(kernelOf("group_by", {}) == "_aggregate");  // marked primary; "clear" comes first
+    CHECK(kernelOf("join", {}) == "_probe");
+    CHECK(kernelOf("gemm", {}).empty());               // one unnamed launch
+    CHECK(kernelOf("scan", {{"algo", "lookback"}}) == "_lookback");
+    CHECK(kernelOf("scan", {{"algo", "rts"}}) == "_upsweep");  // the look-back kernel does not run
 }

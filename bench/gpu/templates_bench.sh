@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every template's default config at its default sizes, and a few candidate configs where the
+# default was a close call, each against the baselines its manifest names (CUB, cuBLAS, the
+# device's copy), timed in the same run on the same GPU. Writes JSON lines and a Markdown table.
+# Usage: templates_bench.sh OUTDIR [TEMPLATE...]   (default: every template kx lists)
+set -uo pipefail
+out=$1; shift
+kx=build/bin/kx
+mkdir -p "$out"
+: > "$out/template_runs.jsonl"
+run() {  # template, label, kx run options...
+  local t=$1 label=$2; shift 2
+  $kx run "$t" --arch native "$@" --reps 30 --warmup 5 --json > /tmp/kx-one.json 2> /tmp/kx-one.err
+  python3 - /tmp/kx-one.json /tmp/kx-one.err "$t" "$label" >> "$out/template_runs.jsonl" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception:
+    r = {"ok": False, "error": open(sys.argv[2]).read().strip()[-400:]}
+r["template"], r["label"] = sys.argv[3], sys.argv[4]
+print(json.dumps(r))
+PY
+}
+templates=("$@")
+if ((${#templates[@]} == 0)); then
+  mapfile -t templates < <($kx templates --json | python3 -c 'import json,sys; [print(t["id"]) for t in json.load(sys.stdin)]')
+fi
+for t in "${templates[@]}"; do
+  run "$t" "default"
+  case $t in
+    radix_sort)
+      for cfg in MIN_BLOCKS=2 MIN_BLOCKS=3 "MIN_BLOCKS=3,ITEMS=12" "MIN_BLOCKS=2,ITEMS=12"; do run "$t" "$cfg" --set "$cfg"; done ;;
+    stencil)
+      for cfg in "TX=64,TY=4" "TX=32,TY=8" "TX=64,TY=8"; do run "$t" "$cfg" --set "$cfg"; done ;;
+    scan)
+      run "$t" "rts" --set algo=rts ;;
+  esac
+done
+python3 bench/gpu/summarize_templates.py "$out/template_runs.jsonl" > "$out/templates.md"
+cat "$out/templates.md"

@@ -1,0 +1,117 @@
+// [gpu] Every template in templates/, the same way: its default config at each of its test sizes
+// (1, primes, sizes that are no multiple of any tile), then every allowed value of each
+// parameter (one at a time, from the default) at one awkward size. Each run is checked against
+// the template's reference and must time its baselines. Run with: ctest --preset default -L gpu
+#include "arch/arch_database.hpp"
+#include "compile/variant_build.hpp"
+#include "run/variant_run.hpp"
+#include "templates/template_library.hpp"
+#include "util/data_paths.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+using namespace kx::engine;
+
+namespace {
+
+struct Fixture {
+    ArchDatabase arches = ArchDatabase::loadFromDataRoot(dataRoot());
+    TemplateLibrary templates = TemplateLibrary::load(dataRoot() / "templates");
+    RunnerClient runner;
+    Compiler compiler{cacheRoot() / "nvrtc"};
+    const Arch* arch = nullptr;
+
+    Fixture() {
+        const nlohmann::json devices = listDevices(runner);
+        INFO(devices.dump());
+        REQUIRE(devices.value("ok", false));
+        REQUIRE_FALSE(devices["devices"].empty());
+        arch = arches.findArch(devices["devices"][0]["arch"].get<std::string>());
+        REQUIRE(arch);
+    }
+};
+
+Fixture& fixture() {
+    static Fixture f;
+    return f;
+}
+
+RunOptions quick() {
+    RunOptions o;
+    o.reps = 3;
+    o.warmup = 1;
+    o.timeoutSeconds = 60;
+    return o;
+}
+
+// Runs one config; returns false (with the reason logged) when it is not valid for the arch.
+bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
+    Fixture& f = fixture();
+    const PreparedVariant v = prepareVariant(t, config, *f.arch);
+    if (!v.violations.empty()) return false;
+    const CompileResult compiled = f.compiler.compile(v.request);
+    INFO(v.name << "\n" << compiled.log);
+    REQUIRE(compiled.ok);
+    const RunReport r = runVariant(f.runner, t, config, *f.arch, sizes, compiled, quick());
+    std::string sizeText;
+    for (const auto& [k, value] : sizes) sizeText += k + "=" + std::to_string(value) + " ";
+    INFO(v.name << " at " << sizeText << "| " << r.error << " | " << r.correctness.method << " | first bad: " << r.correctness.firstBadText
+                << " | max rel " << r.correctness.maxRelError << " tol " << r.correctness.tolerance);
+    REQUIRE(r.ok);
+    CHECK(r.correctness.hasReference);
+    CHECK(r.correctness.passed);
+    CHECK(r.correctness.checked > 0);
+    CHECK(r.medianMs > 0);
+    for (const BaselineReport& b : r.baselines) {
+        INFO(b.name << ": " << b.error);
+        CHECK(b.ok());
+    }
+    return true;
+}
+
+// KX_GPU_TEMPLATES=scan,filter limits the walk (for a quick look at one template).
+bool selected(const std::string& id) {
+    const char* only = std::getenv("KX_GPU_TEMPLATES");
+    if (!only || !*only) return true;
+    const std::string list = std::string(",") + only + ",";
+    return list.find("," + id + ",") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("every template's default config is correct at awkward sizes", "[gpu][templates]") {
+    for (const auto& t : fixture().templates.templates()) {
+        if (!selected(t->id())) continue;
+        for (const SizeMap& sizes : t->testSizes()) {
+            INFO(t->id());
+            CHECK(runChecked(*t, t->defaultConfig(), sizes));
+        }
+    }
+}
+
+TEST_CASE("every parameter value of every template is correct", "[gpu][templates]") {
+    for (const auto& t : fixture().templates.templates()) {
+        if (!selected(t->id())) continue;
+        const std::vector<SizeMap> tests = t->testSizes();
+        const SizeMap& sizes = tests[tests.size() / 2];
+        int ran = 0, skipped = 0;
+        for (const ParamSpec& p : t->manifest().params) {
+            std::vector<std::string> values;
+            if (p.type == ParamType::Enum)
+                for (const EnumChoice& c : p.choices) values.push_back(c.name);
+            else if (p.type == ParamType::Bool)
+                values = {"false", "true"};
+            else if (!p.allowed.empty())
+                for (long long v : p.allowed) values.push_back(std::to_string(v));
+            for (const std::string& value : values) {
+                if (value == p.defaultValue) continue;
+                const Config config = t->withValues(t->defaultConfig(), {{p.name, value}});
+                if (runChecked(*t, config, sizes)) ++ran;
+                else ++skipped;
+            }
+        }
+        WARN(t->id() << ": " << ran << " configs run, " << skipped << " not valid on " << fixture().arch->name);
+    }
+}
