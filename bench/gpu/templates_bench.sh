@@ -31,7 +31,11 @@ for t in "${templates[@]}"; do
     radix_sort)
       for cfg in MIN_BLOCKS=2 MIN_BLOCKS=3 "MIN_BLOCKS=3,ITEMS=12" "MIN_BLOCKS=2,ITEMS=12"; do run "$t" "$cfg" --set "$cfg"; done ;;
     stencil)
-      for cfg in "TX=64,TY=4" "TX=32,TY=8" "TX=64,TY=8"; do run "$t" "$cfg" --set "$cfg"; done ;;
+      for cfg in "TX=32,TY=4" "TX=64,TY=4" "TX=32,TY=8" "TX=128,TY=4" "TX=64,TY=16" "TX=128,TY=8" \
+                 "strategy=naive" "order=2" "order=2,strategy=naive"; do run "$t" "$cfg" --set "$cfg"; done ;;
+    map)
+      for cfg in "VEC=1" "VEC=1,ITEMS=1" "ITEMS=1" "ITEMS=4" "loop=stride" "dtype=f16" "op=gelu" "op=fma" "op=exp"; do
+        run "$t" "$cfg" --set "$cfg"; done ;;
     scan)
       run "$t" "rts" --set algo=rts ;;
   esac
