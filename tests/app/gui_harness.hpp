@@ -50,8 +50,11 @@ struct RunResult {
 // the command ("HOME=/tmp/x XDG_CONFIG_HOME=...").
 inline RunResult runApp(const TempDir& dir, const std::string& args, const std::string& env = "") {
     const fs::path err = dir.path / "stderr.txt";
-    const std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + "xvfb-run -a -s \"-screen 0 1600x1000x24\" '" + kAppBinary.string() + "' " + args + " 2> '" +
-                            err.string() + "' > /dev/null";
+    // The X authority file lives in the test's own folder: left to itself, xvfb-run makes a
+    // temporary folder for it and, when removing that folder fails while parallel tests start and
+    // stop X servers, exits 5 in place of the app's exit status.
+    const std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + "xvfb-run -a -f '" + (dir.path / "Xauthority").string() +
+                            "' -s \"-screen 0 1600x1000x24\" '" + kAppBinary.string() + "' " + args + " 2> '" + err.string() + "' > /dev/null";
     RunResult r;
     // xvfb-run -a picks a free display by looking, so two tests starting at once may pick the
     // same one and one X server fails to start: that is the harness's trouble, try again.
