@@ -38,6 +38,15 @@ for t in "${templates[@]}"; do
         run "$t" "$cfg" --set "$cfg"; done ;;
     scan)
       run "$t" "rts" --set algo=rts ;;
+    gemm)
+      run "$t" "dtype=bf16" --set dtype=bf16
+      run "$t" "dtype=f32" --set dtype=f32 ;;
+    gemm_mma)
+      for cfg in "STAGES=4" "BK=64" "BK=64,STAGES=4" "BN=128" "BN=128,STAGES=4" "BM=256,BN=128" "BN=128,BK=64" \
+                 "GROUP_M=1" "smem=plain" "dtype=bf16" "layout=rrr"; do
+        run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "8192^3" --size M=8192,N=8192,K=8192
+      run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192 ;;
   esac
 done
 python3 bench/gpu/summarize_templates.py "$out/template_runs.jsonl" > "$out/templates.md"

@@ -115,3 +115,25 @@ TEST_CASE("every parameter value of every template is correct", "[gpu][templates
         WARN(t->id() << ": " << ran << " configs run, " << skipped << " not valid on " << fixture().arch->name);
     }
 }
+
+// Every combination of the parameters in the "Types" group (dtype x layout, op x dtype, ...) at
+// every awkward size: these change which code path runs, so each pairing is checked.
+TEST_CASE("every combination of each template's types is correct at awkward sizes", "[gpu][templates]") {
+    for (const auto& t : fixture().templates.templates()) {
+        if (!selected(t->id())) continue;
+        std::vector<Config> configs{t->defaultConfig()};
+        for (const ParamSpec& p : t->manifest().params) {
+            if (p.group != "Types" || p.type != ParamType::Enum) continue;
+            std::vector<Config> grown;
+            for (const Config& c : configs)
+                for (const EnumChoice& choice : p.choices) grown.push_back(t->withValues(c, {{p.name, choice.name}}));
+            configs = std::move(grown);
+        }
+        if (configs.size() > 32) continue;  // element-wise ops: their types are covered one at a time
+        int ran = 0;
+        for (const Config& config : configs)
+            for (const SizeMap& sizes : t->testSizes())
+                if (runChecked(*t, config, sizes)) ++ran;
+        WARN(t->id() << ": " << ran << " type combinations x sizes run");
+    }
+}
