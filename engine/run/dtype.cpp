@@ -36,10 +36,10 @@ std::pair<double, double> integerRange(const DtypeInfo& t) {
 
 const std::vector<DtypeInfo>& allDtypes() {
     static const std::vector<DtypeInfo> table = {
-        {"f64", "double", 8, DtypeKind::Float, 0x1p-53},
-        {"f32", "float", 4, DtypeKind::Float, 0x1p-24},
-        {"f16", "__half", 2, DtypeKind::Float, 0x1p-11},
-        {"bf16", "__nv_bfloat16", 2, DtypeKind::Float, 0x1p-8},
+        {"f64", "double", 8, DtypeKind::Float, 0x1p-53, 0x1p-1074},
+        {"f32", "float", 4, DtypeKind::Float, 0x1p-24, 0x1p-149},
+        {"f16", "__half", 2, DtypeKind::Float, 0x1p-11, 0x1p-24},
+        {"bf16", "__nv_bfloat16", 2, DtypeKind::Float, 0x1p-8, 0x1p-133},
         {"i8", "signed char", 1, DtypeKind::Signed, 0},
         {"i16", "short", 2, DtypeKind::Signed, 0},
         {"i32", "int", 4, DtypeKind::Signed, 0},

@@ -21,6 +21,9 @@ struct DtypeInfo {
     int bytes = 0;
     DtypeKind kind = DtypeKind::Float;
     double unitRoundoff = 0;      // 2^-p for floats (half an ulp at 1), 0 for integers
+    // The smallest positive (subnormal) value: below the normal range rounding to this type errs
+    // by up to half of it, an absolute error however small the value. 0 for integers.
+    double subnormalStep = 0;
 };
 
 // Every known dtype, in a stable order (floats, then signed, then unsigned integers).

@@ -83,7 +83,8 @@ const HostArray* CheckContext::baselineOutput(const std::string& id) const {
 
 // [SECTION] ElementChecker
 
-ElementChecker::ElementChecker(CorrectnessReport& report, double tolerance) : m_report(report), m_tolerance(tolerance) {
+ElementChecker::ElementChecker(CorrectnessReport& report, double tolerance, double absoluteFloor)
+    : m_report(report), m_tolerance(tolerance), m_absoluteFloor(absoluteFloor) {
     m_report.tolerance = tolerance;
 }
 
@@ -92,7 +93,7 @@ bool ElementChecker::check(long long index, double got, double ref, double scale
     const double err = std::fabs(got - ref);
     const double rel = err / std::max(scale, 1e-30);
     // NaN never passes (outputs are poisoned with NaN); an infinity only when expected.
-    const bool ok = std::isfinite(got) ? (std::isfinite(ref) && rel <= m_tolerance) : (!std::isnan(got) && got == ref);
+    const bool ok = std::isfinite(got) ? (std::isfinite(ref) && (rel <= m_tolerance || err <= m_absoluteFloor)) : (!std::isnan(got) && got == ref);
     if (std::isfinite(got) && std::isfinite(ref)) {
         m_report.maxAbsError = std::max(m_report.maxAbsError, err);
         m_report.maxRelError = std::max(m_report.maxRelError, rel);

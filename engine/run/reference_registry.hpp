@@ -60,13 +60,15 @@ std::vector<std::string> referenceNames();
 
 // [SECTION] Helpers every reference uses
 
-// Compares outputs one at a time against float64 references with |got - ref| <= tol * scale,
-// counting, tracking the worst errors and the first failure ("out[12] = 3.1 (expected 2.9)").
+// Compares outputs one at a time against float64 references with |got - ref| <= tol * scale
+// (or <= absoluteFloor, for results that round into the subnormal range, where the storage
+// rounding is absolute), counting, tracking the worst errors and the first failure
+// ("out[12] = 3.1 (expected 2.9)").
 // A NaN output never passes (outputs are poisoned with NaN before the checked launch); an
 // infinite one passes only when the reference is the same infinity.
 class ElementChecker {
 public:
-    ElementChecker(CorrectnessReport& report, double tolerance);
+    ElementChecker(CorrectnessReport& report, double tolerance, double absoluteFloor = 0);
     // Returns whether this element passed.
     bool check(long long index, double got, double ref, double scale, const std::string& where);
     // Exact comparison (integers, keys, counts, maxima).
@@ -77,6 +79,7 @@ public:
 private:
     CorrectnessReport& m_report;
     double m_tolerance;
+    double m_absoluteFloor;
 };
 
 // "name[i]" or "name[r,c]" for messages.

@@ -135,3 +135,24 @@ TEST_CASE("the map reference passes the right outputs and catches one wrong elem
         }
     }
 }
+
+TEST_CASE("map outputs in the f16 subnormal range are judged by the storage step, not relatively", "[run][map]") {
+    CheckContext ctx = mapContext("scale", "f16", 1009);
+    const DtypeInfo& f16 = *ctx.outputs.at("out").dtype;
+    // x such that 1.5 x = 3.9071e-05 (below f16's smallest normal, 6.1e-05): the stored result
+    // is the nearest multiple of 2^-24, 1/3 of a subnormal step away in relative terms.
+    const double x = decodeValues(encodeValues({2.6047e-05}, f16), f16)[0];
+    ctx.inputs.at("x").values[7] = x;
+    ctx.outputs.at("out").values[7] = decodeValues(encodeValues({1.5 * x}, f16), f16)[0];
+    CorrectnessReport good;
+    checkOutputs("map", ctx, good);
+    INFO(good.firstBadText);
+    CHECK(good.verdict() == Verdict::Pass);
+
+    // Two steps off is a wrong result however small.
+    ctx.outputs.at("out").values[7] += 2 * f16.subnormalStep;
+    CorrectnessReport bad;
+    checkOutputs("map", ctx, bad);
+    CHECK(bad.verdict() == Verdict::Fail);
+    CHECK(bad.firstBadIndex == 7);
+}
