@@ -57,6 +57,7 @@ bool CudaDriver::load(std::string* error) {
     resolve(cuEventSynchronize, "cuEventSynchronize");
     resolve(cuEventElapsedTime, KX_STR(cuEventElapsedTime));
     resolve(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    resolve(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
 #undef KX_RESOLVE
     if (!ok) return false;
     const CUresult status = cuInit(0);

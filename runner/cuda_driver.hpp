@@ -50,6 +50,7 @@ struct CudaDriver {
     KX_DRIVER_FN(cuEventSynchronize);
     KX_DRIVER_FN(cuEventElapsedTime);
     KX_DRIVER_FN(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    KX_DRIVER_FN(cuTensorMapEncodeTiled);
 #undef KX_DRIVER_FN
 
 private:

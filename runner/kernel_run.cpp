@@ -41,6 +41,12 @@ struct Arg {
     unsigned char scalar[8] = {};   // size, scalar: the value's bytes as the kernel reads them
     std::vector<CUdeviceptr> sets;  // buffers: one allocation per rotation set
     CUdeviceptr pristine = 0;       // inout: the uploaded input, restored before every timed run
+    // tensor_map: the buffer it describes, its element type, dimensions and box (innermost
+    // first), swizzle; one encoded map per rotation set.
+    std::string of, dtype, swizzle;
+    std::vector<unsigned long long> dims;
+    std::vector<unsigned> box;
+    std::vector<CUtensorMap> maps;
 };
 
 struct Launch {
@@ -96,6 +102,14 @@ std::vector<Arg> parseArgs(const nlohmann::json& list) {
             encodeScalar(a.at("dtype"), a.at("value").get<double>(), arg.scalar);
         } else if (arg.role == "pass") {
             // Filled per launch.
+        } else if (arg.role == "tensor_map") {
+            arg.of = a.at("of");
+            arg.dtype = a.at("dtype");
+            arg.dims = a.at("dims").get<std::vector<unsigned long long>>();
+            arg.box = a.at("box").get<std::vector<unsigned>>();
+            arg.swizzle = a.value("swizzle", "none");
+            if (arg.dims.empty() || arg.dims.size() > 5 || arg.box.size() != arg.dims.size())
+                throw RunnerError("tensor map '" + arg.name + "' needs 1 to 5 dims and one box size per dimension", false);
         } else {
             arg.elemBytes = a.at("elem_bytes").get<size_t>();
             arg.bytes = std::max<size_t>(1, a.at("count").get<size_t>() * arg.elemBytes);
@@ -129,6 +143,65 @@ std::vector<Launch> parseLaunches(const nlohmann::json& req) {
     }
     if (launches.empty()) throw RunnerError("the request names no kernel to launch", false);
     return launches;
+}
+
+// [SECTION] Tensor maps
+
+// The TMA descriptor of `map` over `buffer` (one rotation set's allocation), after checking the
+// rules cuTensorMapEncodeTiled would otherwise refuse with a bare error code.
+CUtensorMap encodeTensorMap(DeviceContext& ctx, const Arg& map, const Arg& buffer, CUdeviceptr address) {
+    static const std::map<std::string, std::pair<CUtensorMapDataType, size_t>> kTypes = {
+        {"f16", {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2}}, {"bf16", {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2}},
+        {"f32", {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4}}, {"f64", {CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 8}},
+        {"i32", {CU_TENSOR_MAP_DATA_TYPE_INT32, 4}},   {"u32", {CU_TENSOR_MAP_DATA_TYPE_UINT32, 4}},
+        {"i64", {CU_TENSOR_MAP_DATA_TYPE_INT64, 8}},   {"u64", {CU_TENSOR_MAP_DATA_TYPE_UINT64, 8}},
+        {"u8", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},    {"i8", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},
+    };
+    static const std::map<std::string, std::pair<CUtensorMapSwizzle, unsigned>> kSwizzles = {
+        {"none", {CU_TENSOR_MAP_SWIZZLE_NONE, 0}}, {"32B", {CU_TENSOR_MAP_SWIZZLE_32B, 32}},
+        {"64B", {CU_TENSOR_MAP_SWIZZLE_64B, 64}},  {"128B", {CU_TENSOR_MAP_SWIZZLE_128B, 128}},
+    };
+    const std::string what = "tensor map '" + map.name + "' of '" + map.of + "'";
+    const auto type = kTypes.find(map.dtype);
+    if (type == kTypes.end()) throw RunnerError(what + ": TMA has no element type for '" + map.dtype + "'", false);
+    const auto swizzle = kSwizzles.find(map.swizzle);
+    if (swizzle == kSwizzles.end()) throw RunnerError(what + ": unknown swizzle '" + map.swizzle + "' (none, 32B, 64B, 128B)", false);
+    const size_t elem = type->second.second;
+    const size_t rank = map.dims.size();
+    // Byte strides of dimensions 1.. (dimension 0 is contiguous), dense.
+    std::vector<cuuint64_t> strides;
+    size_t pitch = elem, span = 1;
+    for (size_t i = 0; i < rank; ++i) {
+        span *= map.dims[i];
+        if (i + 1 < rank) {
+            pitch *= map.dims[i];
+            if (pitch % 16 != 0)
+                throw RunnerError(what + ": the pitch of dimension " + std::to_string(i + 1) + " is " + std::to_string(pitch) + " bytes (dims[0] = " +
+                                      std::to_string(map.dims[0]) + " x " + std::to_string(elem) +
+                                      " bytes ...), not a multiple of 16; TMA needs 16-byte aligned strides",
+                                  false);
+            strides.push_back(pitch);
+        }
+    }
+    if (span * elem > buffer.bytes)
+        throw RunnerError(what + " spans " + std::to_string(span * elem) + " bytes; the buffer has " + std::to_string(buffer.bytes), false);
+    if (address % 16 != 0) throw RunnerError(what + ": the buffer's address is not 16-byte aligned", false);
+    if (map.box[0] * elem % 16 != 0)
+        throw RunnerError(what + ": the box's inner size is " + std::to_string(map.box[0] * elem) + " bytes, not a multiple of 16", false);
+    if (swizzle->second.second && map.box[0] * elem > swizzle->second.second)
+        throw RunnerError(what + ": the box's inner size is " + std::to_string(map.box[0] * elem) + " bytes, more than the " +
+                              std::to_string(swizzle->second.second) + "-byte swizzle span",
+                          false);
+    std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
+    std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
+    std::vector<cuuint32_t> elementStrides(rank, 1);
+    CUtensorMap encoded{};
+    const CUresult status = ctx.driver().cuTensorMapEncodeTiled(
+        &encoded, type->second.first, static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address), dims.data(), strides.data(), box.data(),
+        elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle->second.first, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (status != CUDA_SUCCESS) throw RunnerError(what + ": cuTensorMapEncodeTiled refused it: " + ctx.driver().describe(status), false);
+    return encoded;
 }
 
 // [SECTION] Baselines
@@ -237,10 +310,20 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
             for (CUdeviceptr p : arg.sets) ctx.check(d.cuMemsetD8(p, 0, arg.bytes), "zeroing '" + arg.name + "'");
         }
     }
+    for (Arg& arg : args) {
+        if (arg.role != "tensor_map") continue;
+        const auto buffer = std::find_if(args.begin(), args.end(), [&](const Arg& b) { return b.name == arg.of && !b.sets.empty(); });
+        if (buffer == args.end()) throw RunnerError("tensor map '" + arg.name + "' describes '" + arg.of + "', which is no buffer", false);
+        for (CUdeviceptr p : buffer->sets) arg.maps.push_back(encodeTensorMap(ctx, arg, *buffer, p));
+    }
 
     // Kernel parameters: an array of pointers to each argument's value, per set. A "pass"
-    // argument's slot is rewritten before each launch of a repeated kernel.
-    using Slot = std::array<unsigned char, 8>;
+    // argument's slot is rewritten before each launch of a repeated kernel. A slot holds the
+    // largest parameter, a 128-byte tensor map, with its 64-byte alignment.
+    struct alignas(64) Slot {
+        unsigned char bytes[sizeof(CUtensorMap)];
+        unsigned char* data() { return bytes; }
+    };
     std::vector<std::vector<Slot>> storage(static_cast<size_t>(sets), std::vector<Slot>(args.size()));
     std::vector<std::vector<void*>> params(static_cast<size_t>(sets), std::vector<void*>(args.size()));
     std::vector<size_t> passSlots;
@@ -249,6 +332,7 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     for (int s = 0; s < sets; ++s) {
         for (size_t i = 0; i < args.size(); ++i) {
             if (!args[i].sets.empty()) std::memcpy(storage[s][i].data(), &args[i].sets[s], sizeof(CUdeviceptr));
+            else if (!args[i].maps.empty()) std::memcpy(storage[s][i].data(), &args[i].maps[s], sizeof(CUtensorMap));
             else std::memcpy(storage[s][i].data(), args[i].scalar, 8);
             params[s][i] = storage[s][i].data();
         }

@@ -10,6 +10,9 @@ std::map<std::string, double> Arch::expressionVariables() const {
 
     if (vendor == Vendor::Nvidia) {
         vars["cc"] = nv.computeMajor * 10 + nv.computeMinor;
+        // sm_90a, sm_100a, ...: the target that may use the arch-specific instructions (wgmma,
+        // setmaxnreg, tcgen05), whose code runs only on that exact compute capability.
+        vars["arch_specific"] = !name.empty() && name.back() == 'a' ? 1 : 0;
         vars["max_threads_per_block"] = nv.maxThreadsPerBlock;
         vars["max_threads_per_sm"] = nv.maxThreadsPerSm;
         vars["max_blocks_per_sm"] = nv.maxBlocksPerSm;

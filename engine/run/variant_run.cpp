@@ -75,6 +75,13 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
             jsonArgs.push_back({{"name", a.name}, {"role", "size"}, {"value", a.count}});
             continue;
         }
+        if (a.role == "tensor_map") {
+            // The runner encodes it from the buffer's allocation in each rotation set.
+            const DtypeInfo& of = dtypeOfCType(byName.at(a.of)->type);
+            jsonArgs.push_back({{"name", a.name}, {"role", a.role}, {"of", a.of}, {"dtype", std::string(of.name)},
+                                {"dims", a.dims},  {"box", a.box},   {"swizzle", a.swizzle}});
+            continue;
+        }
         const DtypeInfo& dtype = dtypeOfCType(a.type);
         if (a.role == "scalar" || a.role == "pass") {
             nlohmann::json j = {{"name", a.name}, {"role", a.role}, {"dtype", std::string(dtype.name)}};

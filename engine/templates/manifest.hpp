@@ -61,13 +61,19 @@ struct SizeSpec {
 struct ArgSpec {
     std::string name;
     // "in", "out", "inout" (device buffers), "scratch" (a zeroed device buffer), "size" (a problem
-    // size passed as int), "scalar" (value passed by value), "pass" (the repeat index of the launch)
+    // size passed as int), "scalar" (value passed by value), "pass" (the repeat index of the launch),
+    // "tensor_map" (a CUtensorMap of another buffer arg, passed by value)
     std::string role;
     std::string type;     // element type for buffers (may use ${...}), C type for scalars
     std::string count;    // expression: number of elements, for buffers
     std::string fill;     // in/inout: the fill rule (run/input_fill.hpp); empty: the dtype's default
     std::string value;    // scalar: expression
     bool zeroEachRun = false;  // scratch: zeroed before every timed run (zero="each"), not once
+    // tensor_map (a TMA descriptor of the buffer arg `of`, encoded by the runner): dimensions and
+    // box, innermost first, as expressions; swizzle none, 32B, 64B or 128B.
+    std::string of;
+    std::vector<std::string> dims, box;
+    std::string swizzle;
     int line = 0;
 };
 

@@ -213,6 +213,33 @@ std::string Template::render(const Config& config, const Arch& arch) const {
     return substitute(m_kernelSource, placeholderValues(config, arch), m_manifest.folder + "/" + m_manifest.sourceFile, 1);
 }
 
+namespace {
+
+// Evaluates a tensor map's dims and box, and checks what the manifest cannot: box sizes within
+// TMA's 1..256 and dims that fit the buffer they describe.
+void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::vector<ResolvedArg>& earlier, ResolvedArg& r) {
+    const std::string what = "tensor map '" + a.name + "'";
+    r.of = a.of;
+    r.swizzle = a.swizzle;
+    long long elements = 1;
+    for (const std::string& e : a.dims) {
+        const long long d = static_cast<long long>(evaluateExpression(e, vars));
+        if (d < 1) throw InputError(what + ": dimension " + e + " = " + std::to_string(d) + " (each must be at least 1)");
+        r.dims.push_back(d);
+        elements *= d;
+    }
+    for (const std::string& e : a.box) {
+        const long long b = static_cast<long long>(evaluateExpression(e, vars));
+        if (b < 1 || b > 256) throw InputError(what + ": box size " + e + " = " + std::to_string(b) + " (TMA boxes are 1 to 256 elements per dimension)");
+        r.box.push_back(b);
+    }
+    const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ResolvedArg& b) { return b.name == a.of; });
+    if (buffer != earlier.end() && elements > buffer->count)
+        throw InputError(what + " spans " + std::to_string(elements) + " elements, but '" + a.of + "' holds " + std::to_string(buffer->count));
+}
+
+}  // namespace
+
 std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch& arch, const SizeMap& sizes) const {
     const auto text = placeholderValues(config, arch);
     const VariableMap vars = variables(config, arch, sizes);
@@ -229,6 +256,8 @@ std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch&
             r.count = it->second;
         } else if (a.role == "scalar") {
             r.value = evaluateExpression(a.value, vars);
+        } else if (a.role == "tensor_map") {
+            resolveTensorMap(a, vars, out, r);
         } else if (a.role != "pass") {
             r.count = static_cast<long long>(evaluateExpression(a.count, vars));
             if (r.count < 0) throw InputError("arg '" + a.name + "' of " + m_manifest.id + " would have " + std::to_string(r.count) + " elements");

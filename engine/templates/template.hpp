@@ -32,12 +32,16 @@ using SizeMap = std::map<std::string, long long>;
 // A kernel argument with its type and element count worked out for a config and sizes.
 struct ResolvedArg {
     std::string name;
-    std::string role;   // in, out, inout, scratch, size, scalar, pass
+    std::string role;   // in, out, inout, scratch, size, scalar, pass, tensor_map
     std::string type;   // C type with placeholders filled: "__half", "float", "int"
     long long count = 0;  // elements (buffers); the value itself for sizes
     double value = 0;     // scalars
     std::string fill;     // in/inout: the fill rule with placeholders filled (empty: the default)
     bool zeroEachRun = false;
+    // tensor_map: the buffer it describes, its dimensions and box (innermost first), swizzle.
+    std::string of;
+    std::vector<long long> dims, box;
+    std::string swizzle;
 };
 
 // One kernel of the launch sequence, worked out for a config and sizes.

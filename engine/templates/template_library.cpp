@@ -41,6 +41,45 @@ long long parseInteger(const fs::path& file, int line, const std::string& text, 
     return value;
 }
 
+// "K, ceil_div(M,2)" -> {"K", "ceil_div(M,2)"}: commas inside parentheses belong to a call.
+std::vector<std::string> splitExpressionList(const std::string& text) {
+    std::vector<std::string> items(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if (c == ',' && depth == 0) items.emplace_back();
+        else items.back() += c;
+    }
+    for (std::string& item : items) {
+        const auto first = item.find_first_not_of(" \t\n");
+        item = first == std::string::npos ? "" : item.substr(first, item.find_last_not_of(" \t\n") - first + 1);
+    }
+    return items;
+}
+
+// <arg role="tensor_map" of="A" dims="K,M" box="64,BM" swizzle="128B"/>: a TMA descriptor of an
+// earlier buffer argument, as the runner will encode it (runner/PROTOCOL.md).
+void parseTensorMap(const fs::path& file, const XMLElement* e, const std::vector<ArgSpec>& earlier, ArgSpec& a) {
+    a.of = requiredAttr(file, e, "of");
+    const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ArgSpec& b) { return b.name == a.of; });
+    static const std::set<std::string> bufferRoles = {"in", "out", "inout", "scratch"};
+    if (buffer == earlier.end() || !bufferRoles.count(buffer->role))
+        fail(file, a.line, "tensor map '" + a.name + "': of=\"" + a.of + "\" must name an earlier buffer argument (in, out, inout or scratch)");
+    a.dims = splitExpressionList(requiredAttr(file, e, "dims"));
+    a.box = splitExpressionList(requiredAttr(file, e, "box"));
+    if (a.dims.size() > 5) fail(file, a.line, "tensor map '" + a.name + "' has " + std::to_string(a.dims.size()) + " dimensions; TMA takes 1 to 5");
+    if (a.box.size() != a.dims.size())
+        fail(file, a.line, "tensor map '" + a.name + "' has " + std::to_string(a.dims.size()) + " dims but " + std::to_string(a.box.size()) +
+                               " box sizes; give one box size per dimension");
+    for (const auto* list : {&a.dims, &a.box})
+        for (const std::string& item : *list)
+            if (item.empty()) fail(file, a.line, "tensor map '" + a.name + "' has an empty entry in dims or box");
+    a.swizzle = attr(e, "swizzle", "none");
+    static const std::set<std::string> swizzles = {"none", "32B", "64B", "128B"};
+    if (!swizzles.count(a.swizzle)) fail(file, a.line, "tensor map '" + a.name + "': swizzle must be none, 32B, 64B or 128B, not '" + a.swizzle + "'");
+}
+
 std::string elementText(const XMLElement* e) {
     const char* t = e ? e->GetText() : nullptr;
     std::string s = t ? t : "";
@@ -202,13 +241,14 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
             a.name = requiredAttr(manifestFile, e, "name");
             a.role = requiredAttr(manifestFile, e, "role");
             a.line = e->GetLineNum();
-            a.type = a.role == "pass" ? attr(e, "type", "int") : requiredAttr(manifestFile, e, "type");
-            a.count = attr(e, "count", "1");
-            a.fill = attr(e, "fill");
-            static const std::set<std::string> roles = {"in", "out", "inout", "scratch", "size", "scalar", "pass"};
+            static const std::set<std::string> roles = {"in", "out", "inout", "scratch", "size", "scalar", "pass", "tensor_map"};
             if (!roles.count(a.role))
                 fail(manifestFile, a.line,
-                     "arg '" + a.name + "' has unknown role '" + a.role + "' (in, out, inout, scratch, size, scalar or pass)");
+                     "arg '" + a.name + "' has unknown role '" + a.role + "' (in, out, inout, scratch, size, scalar, pass or tensor_map)");
+            a.type = a.role == "pass" ? attr(e, "type", "int") : a.role == "tensor_map" ? attr(e, "type") : requiredAttr(manifestFile, e, "type");
+            a.count = attr(e, "count", "1");
+            a.fill = attr(e, "fill");
+            if (a.role == "tensor_map") parseTensorMap(manifestFile, e, m.args, a);
             if (a.role == "scalar") a.value = requiredAttr(manifestFile, e, "value");
             if (!a.fill.empty() && a.role != "in" && a.role != "inout")
                 fail(manifestFile, a.line, "arg '" + a.name + "': only in and inout arguments are filled");
