@@ -82,7 +82,7 @@ int run(const Context& ctx, const RunArgs& args) {
         return 1;
     }
     const std::string archName = args.variant.arch == "native" ? device.value("arch", "") : args.variant.arch;
-    const Arch* arch = ctx.arches.findArch(archName);
+    const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
     requireValid(prepared, *arch);

@@ -13,4 +13,12 @@ PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const
     return v;
 }
 
+const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceArch, const Template& tmpl, const Config& config) {
+    const Arch* base = arches.findArch(deviceArch);
+    if (!base || tmpl.validate(config, *base).empty()) return base;
+    const Arch* specific = arches.findArch(deviceArch + "a");
+    if (specific && tmpl.validate(config, *specific).empty()) return specific;
+    return base;
+}
+
 }  // namespace kx::engine

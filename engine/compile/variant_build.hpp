@@ -2,6 +2,7 @@
 #pragma once
 
 #include "arch/arch.hpp"
+#include "arch/arch_database.hpp"
 #include "compile/compiler.hpp"
 #include "templates/template.hpp"
 
@@ -19,5 +20,11 @@ struct PreparedVariant {
 
 // Throws InputError on a config that does not belong to the template or a broken placeholder.
 PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const Arch& arch);
+
+// The arch to build for when the user asks for the device's own ("native"): the device's arch
+// (sm_90) when the config is valid there, else its arch-specific target (sm_90a) when that exists
+// and the config is valid there (wgmma, setmaxnreg: code that runs on this device only), else
+// the device's arch, so that its violations are the ones reported. nullptr for an unknown arch.
+const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceArch, const Template& tmpl, const Config& config);
 
 }  // namespace kx::engine
