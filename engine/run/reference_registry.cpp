@@ -27,6 +27,9 @@ const std::map<std::string, ReferenceCheck>& registry() {
         {"radix_sort", checkRadixSort},
         {"group_by", checkGroupBy},
         {"join", checkJoin},
+        {"rownorm", checkRownorm},
+        {"glu", checkGlu},
+        {"norm_rope", checkNormRope},
     };
     return table;
 }
@@ -89,22 +92,30 @@ ElementChecker::ElementChecker(CorrectnessReport& report, double tolerance, doub
 }
 
 bool ElementChecker::check(long long index, double got, double ref, double scale, const std::string& where) {
+    const bool ok = judge(got, ref, scale);
+    if (!ok && m_report.firstBadIndex < 0) recordFirstFailure(index, got, ref, where);
+    return ok;
+}
+
+bool ElementChecker::judge(double got, double ref, double scale) {
     ++m_report.checked;
     const double err = std::fabs(got - ref);
     const double rel = err / std::max(scale, 1e-30);
     // NaN never passes (outputs are poisoned with NaN); an infinity only when expected.
-    const bool ok = std::isfinite(got) ? (std::isfinite(ref) && (rel <= m_tolerance || err <= m_absoluteFloor)) : (!std::isnan(got) && got == ref);
+    const bool ok = std::isfinite(got) ? (std::isfinite(ref) && (rel <= m_tolerance || err <= m_tolerance * scale + m_absoluteFloor))
+                                    : (!std::isnan(got) && got == ref);
     if (std::isfinite(got) && std::isfinite(ref)) {
         m_report.maxAbsError = std::max(m_report.maxAbsError, err);
         m_report.maxRelError = std::max(m_report.maxRelError, rel);
     }
-    if (!ok && m_report.firstBadIndex < 0) {
-        m_report.firstBadIndex = index;
-        char text[256];
-        std::snprintf(text, sizeof text, "%s = %.9g (expected %.9g)", where.c_str(), got, ref);
-        m_report.firstBadText = text;
-    }
     return ok;
+}
+
+void ElementChecker::recordFirstFailure(long long index, double got, double ref, const std::string& where) {
+    m_report.firstBadIndex = index;
+    char text[256];
+    std::snprintf(text, sizeof text, "%s = %.9g (expected %.9g)", where.c_str(), got, ref);
+    m_report.firstBadText = text;
 }
 
 bool ElementChecker::checkExact(long long index, double got, double ref, const std::string& where) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kx::engine {
@@ -61,7 +62,7 @@ std::vector<std::string> referenceNames();
 // [SECTION] Helpers every reference uses
 
 // Compares outputs one at a time against float64 references with |got - ref| <= tol * scale
-// (or <= absoluteFloor, for results that round into the subnormal range, where the storage
+// (plus absoluteFloor, for results that round into the subnormal range, where the storage
 // rounding is absolute), counting, tracking the worst errors and the first failure
 // ("out[12] = 3.1 (expected 2.9)").
 // A NaN output never passes (outputs are poisoned with NaN before the checked launch); an
@@ -71,12 +72,23 @@ public:
     ElementChecker(CorrectnessReport& report, double tolerance, double absoluteFloor = 0);
     // Returns whether this element passed.
     bool check(long long index, double got, double ref, double scale, const std::string& where);
+    // The same, with the element's name made only when it is the first failure (a check of
+    // millions of elements should not format millions of names): where() returns it.
+    template <class Name, class = std::enable_if_t<std::is_invocable_r_v<std::string, Name>>>
+    bool check(long long index, double got, double ref, double scale, Name&& where) {
+        const bool ok = judge(got, ref, scale);
+        if (!ok && m_report.firstBadIndex < 0) recordFirstFailure(index, got, ref, where());
+        return ok;
+    }
     // Exact comparison (integers, keys, counts, maxima).
     bool checkExact(long long index, double got, double ref, const std::string& where);
     // Sets report.passed from the failures seen (and report.tolerance).
     void finish();
 
 private:
+    bool judge(double got, double ref, double scale);  // counts the element and its error
+    void recordFirstFailure(long long index, double got, double ref, const std::string& where);
+
     CorrectnessReport& m_report;
     double m_tolerance;
     double m_absoluteFloor;
