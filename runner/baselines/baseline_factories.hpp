@@ -18,5 +18,9 @@ KX_BASELINE_FACTORY(makeCubHistogram);
 KX_BASELINE_FACTORY(makeCubRadixSort);
 KX_BASELINE_FACTORY(makeCubReduceByKey);
 KX_BASELINE_FACTORY(makeCubSortJoin);
+// The fused templates' unfused sequences (unfused.cu), also built by nvcc.
+KX_BASELINE_FACTORY(makeUnfusedRowwise);
+KX_BASELINE_FACTORY(makeUnfusedGlu);
+KX_BASELINE_FACTORY(makeUnfusedNormRope);
 
 }  // namespace kx::runner

@@ -8,9 +8,10 @@ namespace kx::runner {
 
 namespace {
 
-// Baselines built from CUB need nvcc; a runner built without it names them and says why not.
+// Baselines built from CUB, and the unfused sequences' kernels, need nvcc; a runner built
+// without it names them and says why not.
 [[maybe_unused]] std::unique_ptr<BaselineInstance> withoutNvcc(DeviceContext&, const nlohmann::json&, const BaselineBuffers&) {
-    throw RunnerError("this kx-runner was built without nvcc, so without CUB", false);
+    throw RunnerError("this kx-runner was built without nvcc, so without CUB and the unfused-sequence baselines", false);
 }
 #ifdef KX_HAVE_CUB
 #define KX_CUB(factory) factory
@@ -30,6 +31,9 @@ const std::map<std::string, BaselineFactory>& table() {
         {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
         {"cub_reduce_by_key", KX_CUB(makeCubReduceByKey)},
         {"cub_sort_join", KX_CUB(makeCubSortJoin)},
+        {"unfused_rowwise", KX_CUB(makeUnfusedRowwise)},
+        {"unfused_glu", KX_CUB(makeUnfusedGlu)},
+        {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)},
     };
     return t;
 }

@@ -17,5 +17,8 @@ void checkStencil(const CheckContext& ctx, CorrectnessReport& report);
 void checkRadixSort(const CheckContext& ctx, CorrectnessReport& report);
 void checkGroupBy(const CheckContext& ctx, CorrectnessReport& report);
 void checkJoin(const CheckContext& ctx, CorrectnessReport& report);
+void checkRownorm(const CheckContext& ctx, CorrectnessReport& report);
+void checkGlu(const CheckContext& ctx, CorrectnessReport& report);
+void checkNormRope(const CheckContext& ctx, CorrectnessReport& report);
 
 }  // namespace kx::engine

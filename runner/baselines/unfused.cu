@@ -1,0 +1,394 @@
+// The unfused sequences of the fused templates: the same operation as separate kernels, each
+// reading its input from memory and writing its result back, as an eager framework runs it. The
+// ratio to the fused kernel is what fusion buys. Each kernel is written the plain, competent way:
+// 16-byte vector accesses where the row allows, one block per row, fp32 statistics.
+//
+//   unfused_rowwise  (templates/rownorm)  params op (softmax|layernorm|rmsnorm), fuse
+//                    (none|residual|dropout), dtype (f16|bf16|f32), rows, cols, eps, p, seed,
+//                    offset; lent x, residual, gamma, beta.
+//                    residual: h = x + residual, then the norm of h. dropout: the softmax, then
+//                    dropout of its result (Philox4x32-10, as the template).
+//   unfused_glu      (templates/glu)  params op (swiglu|geglu), dtype, rows, cols; lent x
+//                    (rows x 2 cols: gate, then up). act(gate) to a temporary, then its product
+//                    with up.
+//   unfused_norm_rope (templates/norm_rope)  params dtype, rows (tokens x heads), head_dim, heads,
+//                    eps; lent x, weight, positions, cos_sin. The RMSNorm of each head's vector,
+//                    then the rotary embedding of the result.
+// Each writes its final result to a buffer of its own (or the output the manifest asks for).
+#include "baselines/baseline_factories.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+namespace kx::runner {
+
+namespace {
+
+// [SECTION] Element helpers
+
+__device__ __forceinline__ float toFloat(float v) { return v; }
+__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
+__device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ __forceinline__ T fromFloat(float v);
+template <> __device__ __forceinline__ float fromFloat<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// 16 bytes of T.
+template <class T>
+struct alignas(16) Pack {
+    static constexpr int kCount = 16 / sizeof(T);
+    T v[kCount];
+};
+
+enum class RowOp { Softmax, LayerNorm, RmsNorm };
+enum class Act { Silu, Gelu };
+
+// The block's sum (or max) of one value per thread; every thread gets it.
+template <bool Max>
+__device__ float blockReduce(float value) {
+    __shared__ float partial[32];
+    for (int offset = 16; offset > 0; offset /= 2) {
+        const float other = __shfl_xor_sync(0xffffffffu, value, offset);
+        value = Max ? fmaxf(value, other) : value + other;
+    }
+    const int warps = (blockDim.x + 31) / 32;
+    if (warps == 1) return value;
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = value;
+    __syncthreads();
+    float total = partial[0];
+    for (int w = 1; w < warps; ++w) total = Max ? fmaxf(total, partial[w]) : total + partial[w];
+    __syncthreads();
+    return total;
+}
+
+// Calls f(index, value) for every element of row `in` (cols long) that this thread owns,
+// 16 bytes at a time when the row is aligned to them.
+template <class T, class F>
+__device__ __forceinline__ void forRow(const T* in, int cols, F f) {
+    constexpr int V = Pack<T>::kCount;
+    if (cols % V == 0) {
+        for (int c = threadIdx.x * V; c < cols; c += blockDim.x * V) {
+            const Pack<T> p = *reinterpret_cast<const Pack<T>*>(in + c);
+            for (int e = 0; e < V; ++e) f(c + e, toFloat(p.v[e]));
+        }
+    } else {
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) f(c, toFloat(in[c]));
+    }
+}
+
+// [SECTION] Kernels
+
+__device__ __forceinline__ unsigned int philoxWord(unsigned long long element, unsigned long long seed) {
+    const unsigned long long counter = element / 4;
+    unsigned int c[4] = {static_cast<unsigned int>(counter), static_cast<unsigned int>(counter >> 32), 0, 0};
+    unsigned int k0 = static_cast<unsigned int>(seed), k1 = static_cast<unsigned int>(seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+        const unsigned int lo0 = 0xD2511F53u * c[0], hi0 = __umulhi(0xD2511F53u, c[0]);
+        const unsigned int lo1 = 0xCD9E8D57u * c[2], hi1 = __umulhi(0xCD9E8D57u, c[2]);
+        c[0] = hi1 ^ c[1] ^ k0, c[1] = lo1, c[2] = hi0 ^ c[3] ^ k1, c[3] = lo0;
+        k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+    }
+    return c[element % 4];
+}
+
+// out = a + b, element-wise.
+template <class T>
+__global__ void addKernel(const T* a, const T* b, T* out, long long n) {
+    constexpr int V = Pack<T>::kCount;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n / V; i += stride) {
+        const Pack<T> p = reinterpret_cast<const Pack<T>*>(a)[i], q = reinterpret_cast<const Pack<T>*>(b)[i];
+        Pack<T> r;
+        for (int e = 0; e < V; ++e) r.v[e] = fromFloat<T>(toFloat(p.v[e]) + toFloat(q.v[e]));
+        reinterpret_cast<Pack<T>*>(out)[i] = r;
+    }
+    for (long long i = n / V * V + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = fromFloat<T>(toFloat(a[i]) + toFloat(b[i]));
+}
+
+// One block per row (rows of `stride` elements, of which the first cols are the row): the row
+// is read from memory once into shared memory when it fits (`staged`), then a pass over it per
+// statistic, then a pass that writes.
+template <class T, RowOp Op>
+__global__ void rowKernel(const T* in, const float* gamma, const float* beta, T* out, int cols, long long stride, float eps, bool staged) {
+    extern __shared__ __align__(16) unsigned char stage[];
+    const T* row = in + blockIdx.x * stride;
+    T* outRow = out + blockIdx.x * stride;
+    if (staged) {
+        T* copy = reinterpret_cast<T*>(stage);
+        constexpr int V = Pack<T>::kCount;
+        if (cols % V == 0) {
+            for (int c = threadIdx.x * V; c < cols; c += blockDim.x * V)
+                *reinterpret_cast<Pack<T>*>(copy + c) = *reinterpret_cast<const Pack<T>*>(row + c);
+        } else {
+            for (int c = threadIdx.x; c < cols; c += blockDim.x) copy[c] = row[c];
+        }
+        __syncthreads();
+        row = copy;
+    }
+    float shift = 0.0f, scale = 1.0f;
+    if (Op == RowOp::Softmax) {
+        float m = -INFINITY;
+        forRow(row, cols, [&](int, float v) { m = fmaxf(m, v); });
+        shift = blockReduce<true>(m);
+        float s = 0.0f;
+        forRow(row, cols, [&](int, float v) { s += __expf(v - shift); });
+        scale = 1.0f / blockReduce<false>(s);
+    } else {
+        float s = 0.0f;
+        forRow(row, cols, [&](int, float v) { s += Op == RowOp::RmsNorm ? v * v : v; });
+        s = blockReduce<false>(s);
+        if (Op == RowOp::RmsNorm) {
+            scale = rsqrtf(s / cols + eps);
+        } else {
+            shift = s / cols;
+            float d = 0.0f;
+            forRow(row, cols, [&](int, float v) { d += (v - shift) * (v - shift); });
+            scale = rsqrtf(blockReduce<false>(d) / cols + eps);
+        }
+    }
+    auto result = [&](int c, float v) {
+        float r = Op == RowOp::Softmax ? __expf(v - shift) * scale : (v - shift) * scale * gamma[c];
+        if (Op == RowOp::LayerNorm) r += beta[c];
+        return fromFloat<T>(r);
+    };
+    constexpr int V = Pack<T>::kCount;
+    if (cols % V == 0) {  // 16-byte stores
+        for (int c = threadIdx.x * V; c < cols; c += blockDim.x * V) {
+            const Pack<T> p = *reinterpret_cast<const Pack<T>*>(row + c);
+            Pack<T> q;
+            for (int e = 0; e < V; ++e) q.v[e] = result(c + e, toFloat(p.v[e]));
+            *reinterpret_cast<Pack<T>*>(outRow + c) = q;
+        }
+    } else {
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) outRow[c] = result(c, toFloat(row[c]));
+    }
+}
+
+// out = in where kept (scaled by 1 / (1 - p)), 0 where dropped.
+template <class T>
+__global__ void dropoutKernel(const T* in, T* out, long long n, float p, unsigned long long seed, unsigned long long offset) {
+    const float keepScale = 1.0f / (1.0f - p);
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const float u = static_cast<float>(philoxWord(offset + i, seed) >> 8) * 0x1p-24f;
+        out[i] = fromFloat<T>(u < p ? 0.0f : toFloat(in[i]) * keepScale);
+    }
+}
+
+// tmp[r, c] = act(x[r, c]) for the gate half (row pitch 2 cols).
+template <class T, Act A>
+__global__ void activationKernel(const T* x, T* tmp, long long rows, int cols) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * cols; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long r = i / cols;
+        const float g = toFloat(x[r * 2 * cols + i % cols]);
+        tmp[i] = fromFloat<T>(A == Act::Silu ? g / (1.0f + __expf(-g)) : 0.5f * g * (1.0f + erff(g * 0.70710678f)));
+    }
+}
+
+// out[r, c] = tmp[r, c] * x[r, cols + c] (the up half).
+template <class T>
+__global__ void multiplyKernel(const T* tmp, const T* x, T* out, long long rows, int cols) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * cols; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long r = i / cols;
+        out[i] = fromFloat<T>(toFloat(tmp[i]) * toFloat(x[r * 2 * cols + cols + i % cols]));
+    }
+}
+
+// NeoX-style rotary embedding of each head vector (head_dim d): element i < d/2 pairs with
+// i + d/2, rotated by the angle whose cosine and sine are cos_sin[pos, i] and cos_sin[pos, d/2 + i].
+template <class T>
+__global__ void ropeKernel(const T* in, const int* positions, const float* cosSin, T* out, long long rows, int heads, int headDim) {
+    const int half = headDim / 2;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * half; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long row = i / half;
+        const int k = static_cast<int>(i % half);
+        const float* cs = cosSin + static_cast<long long>(positions[row / heads]) * headDim;
+        const float a = toFloat(in[row * headDim + k]), b = toFloat(in[row * headDim + half + k]);
+        out[row * headDim + k] = fromFloat<T>(a * cs[k] - b * cs[half + k]);
+        out[row * headDim + half + k] = fromFloat<T>(b * cs[k] + a * cs[half + k]);
+    }
+}
+
+// [SECTION] Launch helpers
+
+constexpr int kThreads = 256;
+
+int streamingBlocks(long long n) {
+    return static_cast<int>(std::max(1LL, std::min((n + kThreads - 1) / kThreads, 262144LL / kThreads * 8)));
+}
+
+void checkLaunch(const std::string& what) {
+    const cudaError_t status = cudaGetLastError();
+    if (status != cudaSuccess) throw RunnerError(what + " failed: " + cudaGetErrorString(status), true);
+}
+
+template <class T>
+void launchRow(RowOp op, const T* in, const float* gamma, const float* beta, T* out, long long rows, int cols, float eps) {
+    // A warp per row for short rows (head vectors), a block for long ones; the row staged in
+    // shared memory when it fits in 48 KiB.
+    const int threads = cols <= 1024 ? 32 : kThreads;
+    const bool staged = static_cast<std::size_t>(cols) * sizeof(T) <= 48 * 1024;
+    const std::size_t smem = staged ? static_cast<std::size_t>(cols) * sizeof(T) : 0;
+    for (long long first = 0; first < rows; first += 2147483647LL) {
+        const auto count = static_cast<unsigned int>(std::min(rows - first, 2147483647LL));
+        const T* rowIn = in + first * cols;
+        T* rowOut = out + first * cols;
+        if (op == RowOp::Softmax) rowKernel<T, RowOp::Softmax><<<count, threads, smem>>>(rowIn, gamma, beta, rowOut, cols, cols, eps, staged);
+        else if (op == RowOp::LayerNorm) rowKernel<T, RowOp::LayerNorm><<<count, threads, smem>>>(rowIn, gamma, beta, rowOut, cols, cols, eps, staged);
+        else rowKernel<T, RowOp::RmsNorm><<<count, threads, smem>>>(rowIn, gamma, beta, rowOut, cols, cols, eps, staged);
+    }
+}
+
+// Calls f(T*) with the element type named by dtype.
+template <class F>
+void withDtype(const std::string& dtype, const std::string& baseline, F f) {
+    if (dtype == "f32") f(static_cast<float*>(nullptr));
+    else if (dtype == "f16") f(static_cast<__half*>(nullptr));
+    else if (dtype == "bf16") f(static_cast<__nv_bfloat16*>(nullptr));
+    else throw RunnerError(baseline + ": dtype must be f32, f16 or bf16", false);
+}
+
+std::size_t elementBytes(const std::string& dtype) { return dtype == "f32" ? 4 : 2; }
+
+// [SECTION] The baselines
+
+class UnfusedRowwise : public BaselineInstance {
+public:
+    UnfusedRowwise(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
+        const std::string name = "unfused_rowwise";
+        m_op = paramText(params, "op", name), m_fuse = paramText(params, "fuse", name), m_dtype = paramText(params, "dtype", name);
+        m_rows = paramInt(params, "rows", name), m_cols = paramInt(params, "cols", name);
+        m_eps = static_cast<float>(paramNumber(params, "eps", name)), m_p = static_cast<float>(paramNumber(params, "p", name));
+        m_seed = static_cast<unsigned long long>(paramInt(params, "seed", name));
+        m_offset = static_cast<unsigned long long>(paramInt(params, "offset", name));
+        if (m_op != "softmax" && m_op != "layernorm" && m_op != "rmsnorm") throw RunnerError(name + ": op must be softmax, layernorm or rmsnorm", false);
+        if (m_fuse != "none" && m_fuse != "residual" && m_fuse != "dropout") throw RunnerError(name + ": fuse must be none, residual or dropout", false);
+        const std::size_t bytes = static_cast<std::size_t>(m_rows * m_cols) * elementBytes(m_dtype);
+        m_x = bufferAt(buffers, 0, bytes, "rows x cols elements", name).ptr;
+        if (m_fuse == "residual") m_residual = bufferAt(buffers, 1, bytes, "rows x cols elements", name).ptr;
+        if (m_op != "softmax") m_gamma = bufferAt(buffers, 2, static_cast<std::size_t>(m_cols) * 4, "cols floats", name).ptr;
+        if (m_op == "layernorm") m_beta = bufferAt(buffers, 3, static_cast<std::size_t>(m_cols) * 4, "cols floats", name).ptr;
+        m_out = outputOrOwn(ctx, buffers, bytes, name, m_ownOut);
+        if (m_fuse != "none") m_temp = std::make_unique<DeviceBuffer>(ctx, bytes);
+    }
+    std::string label() const override {
+        if (m_fuse == "residual") return "unfused: add, then " + m_op + " " + m_dtype;
+        if (m_fuse == "dropout") return "unfused: softmax, then dropout " + m_dtype;
+        return "plain " + m_op + " kernel " + m_dtype;
+    }
+    void run() override {
+        withDtype(m_dtype, "unfused_rowwise", [&](auto typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            const RowOp op = m_op == "softmax" ? RowOp::Softmax : m_op == "layernorm" ? RowOp::LayerNorm : RowOp::RmsNorm;
+            const long long n = m_rows * m_cols;
+            auto* out = reinterpret_cast<T*>(m_out);
+            const auto* gamma = reinterpret_cast<const float*>(m_gamma);
+            const auto* beta = reinterpret_cast<const float*>(m_beta);
+            if (m_fuse == "residual") {
+                auto* h = reinterpret_cast<T*>(m_temp->ptr);
+                addKernel<T><<<streamingBlocks(n / 8 + 1), kThreads>>>(reinterpret_cast<const T*>(m_x), reinterpret_cast<const T*>(m_residual), h, n);
+                launchRow<T>(op, h, gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
+            } else if (m_fuse == "dropout") {
+                auto* soft = reinterpret_cast<T*>(m_temp->ptr);
+                launchRow<T>(op, reinterpret_cast<const T*>(m_x), gamma, beta, soft, m_rows, static_cast<int>(m_cols), m_eps);
+                dropoutKernel<T><<<streamingBlocks(n), kThreads>>>(soft, out, n, m_p, m_seed, m_offset);
+            } else {
+                launchRow<T>(op, reinterpret_cast<const T*>(m_x), gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
+            }
+            checkLaunch(label());
+        });
+    }
+
+private:
+    std::string m_op, m_fuse, m_dtype;
+    long long m_rows = 0, m_cols = 0;
+    float m_eps = 0, m_p = 0;
+    unsigned long long m_seed = 0, m_offset = 0;
+    CUdeviceptr m_x = 0, m_residual = 0, m_gamma = 0, m_beta = 0, m_out = 0;
+    std::unique_ptr<DeviceBuffer> m_ownOut, m_temp;
+};
+
+class UnfusedGlu : public BaselineInstance {
+public:
+    UnfusedGlu(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
+        const std::string name = "unfused_glu";
+        m_op = paramText(params, "op", name), m_dtype = paramText(params, "dtype", name);
+        m_rows = paramInt(params, "rows", name), m_cols = paramInt(params, "cols", name);
+        if (m_op != "swiglu" && m_op != "geglu") throw RunnerError(name + ": op must be swiglu or geglu", false);
+        const std::size_t bytes = static_cast<std::size_t>(m_rows * m_cols) * elementBytes(m_dtype);
+        m_x = bufferAt(buffers, 0, 2 * bytes, "rows x 2 cols elements", name).ptr;
+        m_out = outputOrOwn(ctx, buffers, bytes, name, m_ownOut);
+        m_temp = std::make_unique<DeviceBuffer>(ctx, bytes);
+    }
+    std::string label() const override { return std::string("unfused: ") + (m_op == "swiglu" ? "silu" : "gelu") + "(gate), then x up " + m_dtype; }
+    void run() override {
+        withDtype(m_dtype, "unfused_glu", [&](auto typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            const auto* x = reinterpret_cast<const T*>(m_x);
+            auto* tmp = reinterpret_cast<T*>(m_temp->ptr);
+            const int blocks = streamingBlocks(m_rows * m_cols), cols = static_cast<int>(m_cols);
+            if (m_op == "swiglu") activationKernel<T, Act::Silu><<<blocks, kThreads>>>(x, tmp, m_rows, cols);
+            else activationKernel<T, Act::Gelu><<<blocks, kThreads>>>(x, tmp, m_rows, cols);
+            multiplyKernel<T><<<blocks, kThreads>>>(tmp, x, reinterpret_cast<T*>(m_out), m_rows, cols);
+            checkLaunch(label());
+        });
+    }
+
+private:
+    std::string m_op, m_dtype;
+    long long m_rows = 0, m_cols = 0;
+    CUdeviceptr m_x = 0, m_out = 0;
+    std::unique_ptr<DeviceBuffer> m_ownOut, m_temp;
+};
+
+class UnfusedNormRope : public BaselineInstance {
+public:
+    UnfusedNormRope(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
+        const std::string name = "unfused_norm_rope";
+        m_dtype = paramText(params, "dtype", name);
+        m_rows = paramInt(params, "rows", name), m_headDim = static_cast<int>(paramInt(params, "head_dim", name));
+        m_heads = static_cast<int>(paramInt(params, "heads", name));
+        m_eps = static_cast<float>(paramNumber(params, "eps", name));
+        const std::size_t bytes = static_cast<std::size_t>(m_rows * m_headDim) * elementBytes(m_dtype);
+        m_x = bufferAt(buffers, 0, bytes, "tokens x heads x head_dim elements", name).ptr;
+        m_weight = bufferAt(buffers, 1, static_cast<std::size_t>(m_headDim) * 4, "head_dim floats", name).ptr;
+        m_positions = bufferAt(buffers, 2, static_cast<std::size_t>(m_rows / m_heads) * 4, "a position per token", name).ptr;
+        m_cosSin = bufferAt(buffers, 3, static_cast<std::size_t>(m_headDim) * 4, "the cos/sin table", name).ptr;
+        m_out = outputOrOwn(ctx, buffers, bytes, name, m_ownOut);
+        m_temp = std::make_unique<DeviceBuffer>(ctx, bytes);
+    }
+    std::string label() const override { return "unfused: rmsnorm, then rope " + m_dtype; }
+    void run() override {
+        withDtype(m_dtype, "unfused_norm_rope", [&](auto typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            auto* normed = reinterpret_cast<T*>(m_temp->ptr);
+            launchRow<T>(RowOp::RmsNorm, reinterpret_cast<const T*>(m_x), reinterpret_cast<const float*>(m_weight), nullptr, normed, m_rows,
+                         m_headDim, m_eps);
+            ropeKernel<T><<<streamingBlocks(m_rows * m_headDim / 2), kThreads>>>(normed, reinterpret_cast<const int*>(m_positions),
+                                                                                   reinterpret_cast<const float*>(m_cosSin),
+                                                                                   reinterpret_cast<T*>(m_out), m_rows, m_heads, m_headDim);
+            checkLaunch(label());
+        });
+    }
+
+private:
+    std::string m_dtype;
+    long long m_rows = 0;
+    int m_headDim = 0, m_heads = 1;
+    float m_eps = 0;
+    CUdeviceptr m_x = 0, m_weight = 0, m_positions = 0, m_cosSin = 0, m_out = 0;
+    std::unique_ptr<DeviceBuffer> m_ownOut, m_temp;
+};
+
+}  // namespace
+
+KX_BASELINE_FACTORY(makeUnfusedRowwise) { return std::make_unique<UnfusedRowwise>(ctx, params, buffers); }
+KX_BASELINE_FACTORY(makeUnfusedGlu) { return std::make_unique<UnfusedGlu>(ctx, params, buffers); }
+KX_BASELINE_FACTORY(makeUnfusedNormRope) { return std::make_unique<UnfusedNormRope>(ctx, params, buffers); }
+
+}  // namespace kx::runner
