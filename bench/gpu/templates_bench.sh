@@ -47,6 +47,14 @@ for t in "${templates[@]}"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192 ;;
+    rownorm)
+      for cfg in "op=softmax" "op=rmsnorm" "fuse=residual" "op=rmsnorm,fuse=residual" "op=softmax,fuse=dropout" \
+                 "op=softmax,fuse=dropout,MIN_BLOCKS=3" "MIN_BLOCKS=1" "BLOCK=128,ROW_THREADS=128,ITEMS=8" "dtype=bf16" "dtype=f32"; do
+        run "$t" "$cfg" --set "$cfg"; done ;;
+    glu)
+      for cfg in "op=geglu" "ITEMS=2,VEC=8" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
+    norm_rope)
+      for cfg in "VEC=8" "VEC=2" "BLOCK=128" "HEAD_DIM=64" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
     gemm_wgmma)
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16"; do
         run "$t" "$cfg" --set "$cfg"; done
