@@ -55,6 +55,12 @@ for t in "${templates[@]}"; do
       for cfg in "op=geglu" "ITEMS=2,VEC=8" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
     norm_rope)
       for cfg in "VEC=8" "VEC=2" "BLOCK=128" "HEAD_DIM=64" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
+    attention)
+      for cfg in "WARPS=4" "WARPS=4,BLOCK_N=32" "WARPS=4,STAGES=3" "BLOCK_N=128" "mask=causal" "mask=causal,WARPS=4" \
+                 "LSE=true" "dtype=bf16" "dtype=bf16,WARPS=4" "HEAD_DIM=64" "HEAD_DIM=64,WARPS=4" "HEAD_DIM=64,BLOCK_N=128" \
+                 "HEAD_DIM=256,BLOCK_M=64" "HEAD_DIM=256,BLOCK_M=64,BLOCK_N=32"; do
+        run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
     gemm_wgmma)
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16"; do
         run "$t" "$cfg" --set "$cfg"; done

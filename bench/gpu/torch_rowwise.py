@@ -3,11 +3,12 @@
 kx: CUDA events around each call after warm-up, median of many runs. Prints a Markdown table with
 GB/s by each template's own byte formula and the ratio to a device copy of the same bytes, timed
 in the same process. Usage: torch_rowwise.py [REPS]"""
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
+
+import cuda_timing  # bench/gpu/cuda_timing.py, beside this script
 
 reps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 dev = torch.device("cuda")
@@ -15,18 +16,7 @@ torch.manual_seed(1)
 
 
 def median_ms(fn):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    return cuda_timing.median_ms(fn, reps)
 
 
 def copy_ms(nbytes):

@@ -30,6 +30,7 @@ const std::map<std::string, ReferenceCheck>& registry() {
         {"rownorm", checkRownorm},
         {"glu", checkGlu},
         {"norm_rope", checkNormRope},
+        {"attention", checkAttention},
     };
     return table;
 }

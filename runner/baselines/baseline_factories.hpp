@@ -22,5 +22,7 @@ KX_BASELINE_FACTORY(makeCubSortJoin);
 KX_BASELINE_FACTORY(makeUnfusedRowwise);
 KX_BASELINE_FACTORY(makeUnfusedGlu);
 KX_BASELINE_FACTORY(makeUnfusedNormRope);
+KX_BASELINE_FACTORY(makeAttentionComposed);
+KX_BASELINE_FACTORY(makeAttentionComposed);
 
 }  // namespace kx::runner

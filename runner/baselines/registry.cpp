@@ -34,6 +34,7 @@ const std::map<std::string, BaselineFactory>& table() {
         {"unfused_rowwise", KX_CUB(makeUnfusedRowwise)},
         {"unfused_glu", KX_CUB(makeUnfusedGlu)},
         {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)},
+        {"attention_composed", KX_CUB(makeAttentionComposed)},
     };
     return t;
 }

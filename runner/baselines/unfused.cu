@@ -14,8 +14,14 @@
 //   unfused_norm_rope (templates/norm_rope)  params dtype, rows (tokens x heads), head_dim, heads,
 //                    eps; lent x, weight, positions, cos_sin. The RMSNorm of each head's vector,
 //                    then the rotary embedding of the result.
+//   attention_composed (templates/attention)  params dtype (f16|bf16), batch, heads, kv_heads,
+//                    seq_q, seq_k, head_dim, causal (0|1), scale; lent Q, K, V ([batch, heads,
+//                    seq, head_dim]). cuBLAS for S = scale * Q K^T into fp32 scores, a masked
+//                    softmax to probabilities in dtype, cuBLAS for O = P V: attention as an eager
+//                    framework runs it without a fused kernel, its score matrix through memory.
 // Each writes its final result to a buffer of its own (or the output the manifest asks for).
 #include "baselines/baseline_factories.hpp"
+#include "baselines/cublas_gemm.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -222,6 +228,25 @@ int streamingBlocks(long long n) {
     return static_cast<int>(std::max(1LL, std::min((n + kThreads - 1) / kThreads, 262144LL / kThreads * 8)));
 }
 
+// One block per row of fp32 scores: row `row` is query row % seqQ of its head, which sees the
+// first `visible` keys (causal: query + seqK - seqQ + 1, clamped). Writes the probabilities in
+// T, zeros for hidden keys, and a zero row when no key is visible.
+template <class T>
+__global__ void maskedSoftmaxKernel(const float* __restrict__ scores, T* __restrict__ probs, int seqQ, int seqK, bool causal) {
+    const long long row = blockIdx.x;
+    const float* s = scores + row * seqK;
+    T* p = probs + row * seqK;
+    const int query = static_cast<int>(row % seqQ);
+    const int visible = causal ? max(0, min(seqK, query + seqK - seqQ + 1)) : seqK;
+    float localMax = -INFINITY;
+    for (int j = threadIdx.x; j < visible; j += blockDim.x) localMax = fmaxf(localMax, s[j]);
+    const float rowMax = blockReduce<true>(localMax);
+    float localSum = 0;
+    for (int j = threadIdx.x; j < visible; j += blockDim.x) localSum += __expf(s[j] - rowMax);
+    const float inverse = visible > 0 ? 1.0f / blockReduce<false>(localSum) : 0.0f;
+    for (int j = threadIdx.x; j < seqK; j += blockDim.x) p[j] = fromFloat<T>(j < visible ? __expf(s[j] - rowMax) * inverse : 0.0f);
+}
+
 void checkLaunch(const std::string& what) {
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) throw RunnerError(what + " failed: " + cudaGetErrorString(status), true);
@@ -387,8 +412,69 @@ private:
 
 }  // namespace
 
+class AttentionComposed : public BaselineInstance {
+public:
+    AttentionComposed(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
+        const std::string name = "attention_composed";
+        m_dtype = paramText(params, "dtype", name);
+        if (m_dtype != "f16" && m_dtype != "bf16") throw RunnerError(name + ": dtype must be f16 or bf16", false);
+        m_batch = paramInt(params, "batch", name), m_heads = paramInt(params, "heads", name), m_kvHeads = paramInt(params, "kv_heads", name);
+        m_seqQ = paramInt(params, "seq_q", name), m_seqK = paramInt(params, "seq_k", name), m_headDim = paramInt(params, "head_dim", name);
+        m_causal = paramInt(params, "causal", name) != 0;
+        m_scale = static_cast<float>(paramNumber(params, "scale", name));
+        if (m_kvHeads <= 0 || m_heads % m_kvHeads != 0) throw RunnerError(name + ": heads must be a multiple of kv_heads", false);
+        const std::size_t qBytes = static_cast<std::size_t>(m_batch * m_heads * m_seqQ * m_headDim) * 2;
+        const std::size_t kvBytes = static_cast<std::size_t>(m_batch * m_kvHeads * m_seqK * m_headDim) * 2;
+        m_q = bufferAt(buffers, 0, qBytes, "batch x heads x seq_q x head_dim elements", name).ptr;
+        m_k = bufferAt(buffers, 1, kvBytes, "batch x kv_heads x seq_k x head_dim elements", name).ptr;
+        m_v = bufferAt(buffers, 2, kvBytes, "batch x kv_heads x seq_k x head_dim elements", name).ptr;
+        m_out = outputOrOwn(ctx, buffers, qBytes, name, m_ownOut);
+        const std::size_t scoreCount = static_cast<std::size_t>(m_batch * m_heads * m_seqQ * m_seqK);
+        m_scores = std::make_unique<DeviceBuffer>(ctx, scoreCount * 4);
+        m_probs = std::make_unique<DeviceBuffer>(ctx, scoreCount * 2);
+    }
+    std::string label() const override { return "composed: cuBLAS Q K^T, " + std::string(m_causal ? "causal " : "") + "softmax, cuBLAS P V " + m_dtype; }
+    void run() override {
+        // The query heads that share a key/value head are consecutive in Q, so each (batch,
+        // kv head) is one GEMM of (group x seq_q) rows; a strided batch covers them all. cuBLAS is
+        // column-major: a row-major X is X^T to it, so S^T = K Q^T and O^T = V^T P^T.
+        const cudaDataType type = m_dtype == "f16" ? CUDA_R_16F : CUDA_R_16BF;
+        const long long group = m_heads / m_kvHeads, rows = group * m_seqQ, count = m_batch * m_kvHeads;
+        const float one = 1.0f, zero = 0.0f;
+        cublasStatus_t status = cublasGemmStridedBatchedEx(
+            m_blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(m_seqK), static_cast<int>(rows), static_cast<int>(m_headDim), &m_scale,
+            reinterpret_cast<const void*>(m_k), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(m_q), type,
+            static_cast<int>(m_headDim), rows * m_headDim, &zero, reinterpret_cast<void*>(m_scores->ptr), CUDA_R_32F, static_cast<int>(m_seqK),
+            rows * m_seqK, static_cast<int>(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (status != CUBLAS_STATUS_SUCCESS) throw RunnerError(std::string("cuBLAS Q K^T failed: ") + cublasGetStatusString(status), false);
+        withDtype(m_dtype, "attention_composed", [&](auto typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            maskedSoftmaxKernel<T><<<static_cast<unsigned>(m_batch * m_heads * m_seqQ), kThreads>>>(
+                reinterpret_cast<const float*>(m_scores->ptr), reinterpret_cast<T*>(m_probs->ptr), static_cast<int>(m_seqQ),
+                static_cast<int>(m_seqK), m_causal);
+        });
+        checkLaunch(label());
+        status = cublasGemmStridedBatchedEx(
+            m_blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m_headDim), static_cast<int>(rows), static_cast<int>(m_seqK), &one,
+            reinterpret_cast<const void*>(m_v), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(m_probs->ptr),
+            type, static_cast<int>(m_seqK), rows * m_seqK, &zero, reinterpret_cast<void*>(m_out), type, static_cast<int>(m_headDim),
+            rows * m_headDim, static_cast<int>(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (status != CUBLAS_STATUS_SUCCESS) throw RunnerError(std::string("cuBLAS P V failed: ") + cublasGetStatusString(status), false);
+    }
+
+private:
+    std::string m_dtype;
+    long long m_batch = 0, m_heads = 0, m_kvHeads = 0, m_seqQ = 0, m_seqK = 0, m_headDim = 0;
+    bool m_causal = false;
+    float m_scale = 1;
+    CUdeviceptr m_q = 0, m_k = 0, m_v = 0, m_out = 0;
+    std::unique_ptr<DeviceBuffer> m_ownOut, m_scores, m_probs;
+    Cublas m_blas;
+};
+
 KX_BASELINE_FACTORY(makeUnfusedRowwise) { return std::make_unique<UnfusedRowwise>(ctx, params, buffers); }
 KX_BASELINE_FACTORY(makeUnfusedGlu) { return std::make_unique<UnfusedGlu>(ctx, params, buffers); }
 KX_BASELINE_FACTORY(makeUnfusedNormRope) { return std::make_unique<UnfusedNormRope>(ctx, params, buffers); }
+KX_BASELINE_FACTORY(makeAttentionComposed) { return std::make_unique<AttentionComposed>(ctx, params, buffers); }
 
 }  // namespace kx::runner

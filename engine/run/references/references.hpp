@@ -20,5 +20,6 @@ void checkJoin(const CheckContext& ctx, CorrectnessReport& report);
 void checkRownorm(const CheckContext& ctx, CorrectnessReport& report);
 void checkGlu(const CheckContext& ctx, CorrectnessReport& report);
 void checkNormRope(const CheckContext& ctx, CorrectnessReport& report);
+void checkAttention(const CheckContext& ctx, CorrectnessReport& report);
 
 }  // namespace kx::engine
