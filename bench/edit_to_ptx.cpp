@@ -151,11 +151,10 @@ int main(int argc, char** argv) {
         Compiler compiler({});  // memory-only cache, and every edit below is a different config
         // Warm NVRTC once (first call loads its builtins) so the figures are steady-state edits.
         compiler.compile(prepareVariant(*t, t->defaultConfig(), *arch).request);
-        // (Both NVRTC and nvJitLink load lazily on first use.)
         std::vector<double> ms, fullMs;
         for (const Config& c : validEdits(*t, *arch, edits)) {
             // What the app does on an edit: validate and render, PTX (shown at once), then the
-            // CUBIN and ptxas report from that PTX.
+            // CUBIN and ptxas report for the real target.
             const auto start = std::chrono::steady_clock::now();
             const PreparedVariant v = prepareVariant(*t, c, *arch);
             const CompileResult ptx = compiler.compilePtx(v.request);

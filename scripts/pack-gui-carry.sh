@@ -14,8 +14,7 @@
 # files that are used are kept in .gl/root, and that is stored as .gl/gl-root.tar.xz (the
 # unpacked tree is ~190 MB, mostly libLLVM; compressed it fits the carry limit).
 # Left out, because Ubuntu 24.04 has them newer or the GPU machine brings them: glibc
-# (libc/libm/libdl/libpthread/librt/ld.so), libstdc++, libgcc_s, the CUDA toolkit's NVRTC and
-# nvJitLink, and the NVIDIA driver's libraries (libGLX_nvidia & co, libcuda).
+# (libc/libm/libdl/libpthread/librt/ld.so), libstdc++, libgcc_s, the CUDA toolkit's NVRTC, and the NVIDIA driver's libraries (libGLX_nvidia & co, libcuda).
 # libz3 and libxml2 (with ICU, ~40 MB together) are needed by libLLVM only for the Clang static
 # analyzer and the Windows manifest merger, which Mesa never calls: they are replaced by
 # generated stubs that define the same symbols (calling one aborts).

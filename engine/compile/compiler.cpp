@@ -3,7 +3,6 @@
 #include "util/hash.hpp"
 
 #include <nlohmann/json.hpp>
-#include <nvJitLink.h>
 #include <nvrtc.h>
 
 #include <chrono>
@@ -81,12 +80,6 @@ std::string virtualArch(const std::string& arch) {
     return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
 }
 
-std::string nvJitLinkVersionString() {
-    unsigned major = 0, minor = 0;
-    nvJitLinkVersion(&major, &minor);
-    return "nvJitLink " + std::to_string(major) + "." + std::to_string(minor);
-}
-
 std::string ptxCacheKey(const CompileRequest& request) {
     std::string material = "ptx\n" + nvrtcVersionString() + "\n" + request.fileName + "\n";
     for (const std::string& o : nvrtcOptions(request)) material += o + "\n";
@@ -110,16 +103,22 @@ std::vector<std::string> nvrtcOptions(const CompileRequest& request) {
     return options;
 }
 
-std::vector<std::string> assemblerOptions(const CompileRequest& request) {
-    std::vector<std::string> options = {"-arch=" + request.arch, "-Xptxas=-v"};
-    for (const std::string& o : request.options)
-        if (isAssemblerOption(o)) options.push_back("-maxrregcount=" + o.substr(std::string("--maxrregcount=").size()));
+std::vector<std::string> fullCompileOptions(const CompileRequest& request) {
+    std::vector<std::string> options = {
+        "--gpu-architecture=" + request.arch,
+        "-std=c++17",
+        "--minimal",
+        "-I" + cudaIncludeDir(),
+        "-Xptxas=-v",   // the resource report
+    };
+    options.insert(options.end(), request.options.begin(), request.options.end());
     return options;
 }
 
 std::string compileCacheKey(const CompileRequest& request) {
-    std::string material = "full\n" + nvJitLinkVersionString() + "\n" + ptxCacheKey(request) + "\n";
-    for (const std::string& o : assemblerOptions(request)) material += o + "\n";
+    std::string material = "full\n" + nvrtcVersionString() + "\n" + request.fileName + "\n";
+    for (const std::string& o : fullCompileOptions(request)) material += o + "\n";
+    material += request.source;
     return hashHex128(material);
 }
 
@@ -214,18 +213,60 @@ struct Claim {
 };
 }  // namespace
 
+namespace {
+
+// One NVRTC compile with the given options: the log, and the PTX (and, for a real target, the
+// CUBIN) when it succeeds.
+void runNvrtc(const CompileRequest& request, const std::vector<std::string>& options, bool wantCubin, CompileResult& result) {
+    nvrtcProgram program = nullptr;
+    nvrtcResult status = nvrtcCreateProgram(&program, request.source.c_str(), request.fileName.c_str(), 0, nullptr, nullptr);
+    if (status != NVRTC_SUCCESS) {
+        result.log = std::string("NVRTC could not create the program: ") + nvrtcGetErrorString(status);
+        return;
+    }
+    std::vector<const char*> argv;
+    for (const std::string& o : options) argv.push_back(o.c_str());
+    status = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+
+    auto take = [](std::string& text) {
+        while (!text.empty() && text.back() == '\0') text.pop_back();
+    };
+    std::size_t size = 0;
+    nvrtcGetProgramLogSize(program, &size);
+    result.log.resize(size);
+    if (size) nvrtcGetProgramLog(program, result.log.data());
+    take(result.log);
+
+    if (status == NVRTC_SUCCESS) {
+        result.ok = true;
+        nvrtcGetPTXSize(program, &size);
+        result.ptx.resize(size);
+        nvrtcGetPTX(program, result.ptx.data());
+        take(result.ptx);
+        if (wantCubin && nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+            result.cubin.resize(size);
+            nvrtcGetCUBIN(program, result.cubin.data());
+        }
+    } else if (result.log.empty()) {
+        result.log = nvrtcGetErrorString(status);
+    }
+    nvrtcDestroyProgram(&program);
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) {
     const std::string key = ptxCacheKey(request);
-    auto fromCache = [&]() -> std::optional<CompileResult> {
-        auto cached = lookup(key);
-        if (cached) {
+    for (;;) {
+        if (auto cached = lookup(key)) {
             cached->fromCache = true;
             cached->compileMs = cached->ptxMs = 0;
+            return *cached;
         }
-        return cached;
-    };
-    for (;;) {
-        if (auto cached = fromCache()) return *cached;
         if (claim(key)) break;  // else another thread just compiled it: the cache has it now
     }
     Claim claimed{[this, key] { release(key); }};
@@ -235,36 +276,8 @@ CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) 
     result.arch = request.arch;
     result.compilerVersion = nvrtcVersionString();
     const auto start = std::chrono::steady_clock::now();
-
-    nvrtcProgram program = nullptr;
-    nvrtcResult status = nvrtcCreateProgram(&program, request.source.c_str(), request.fileName.c_str(), 0, nullptr, nullptr);
-    if (status != NVRTC_SUCCESS) {
-        result.log = std::string("NVRTC could not create the program: ") + nvrtcGetErrorString(status);
-        return result;
-    }
-    const std::vector<std::string> options = nvrtcOptions(request);
-    std::vector<const char*> argv;
-    for (const std::string& o : options) argv.push_back(o.c_str());
-    status = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
-
-    std::size_t size = 0;
-    nvrtcGetProgramLogSize(program, &size);
-    result.log.resize(size);
-    if (size) nvrtcGetProgramLog(program, result.log.data());
-    while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
-
-    if (status == NVRTC_SUCCESS) {
-        result.ok = true;
-        nvrtcGetPTXSize(program, &size);
-        result.ptx.resize(size);
-        nvrtcGetPTX(program, result.ptx.data());
-        while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
-    } else if (result.log.empty()) {
-        result.log = nvrtcGetErrorString(status);
-    }
-    nvrtcDestroyProgram(&program);
-
-    result.compileMs = result.ptxMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    runNvrtc(request, nvrtcOptions(request), false, result);
+    result.compileMs = result.ptxMs = millisecondsSince(start);
     result.diagnostics = parseCompileDiagnostics(result.log);
     store(result, persist);
     return result;
@@ -281,48 +294,26 @@ CompileResult Compiler::compile(const CompileRequest& request, bool persist) {
         if (claim(key)) break;
     }
     Claim claimed{[this, key] { release(key); }};
+    // The PTX stage first, from its cache when an edit already made it: a source that does not
+    // compile fails there, and the time to PTX is reported as the app sees it.
     CompileResult result = compilePtx(request, persist);
     result.cacheKey = key;
     result.fromCache = false;
     if (!result.ok) return result;  // not stored: the PTX stage's own entry already holds it
 
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<std::string> options = assemblerOptions(request);
-    std::vector<const char*> argv;
-    for (const std::string& o : options) argv.push_back(o.c_str());
-    nvJitLinkHandle handle = nullptr;
-    nvJitLinkResult status = nvJitLinkCreate(&handle, static_cast<uint32_t>(argv.size()), argv.data());
-    if (status == NVJITLINK_SUCCESS) {
-        const std::string ptxName = request.fileName + ".ptx";
-        status = nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, result.ptx.data(), result.ptx.size(), ptxName.c_str());
-        if (status == NVJITLINK_SUCCESS) status = nvJitLinkComplete(handle);
-        std::size_t size = 0;
-        std::string info, errors;
-        if (nvJitLinkGetInfoLogSize(handle, &size) == NVJITLINK_SUCCESS && size > 1) {
-            info.resize(size);
-            nvJitLinkGetInfoLog(handle, info.data());
-        }
-        if (nvJitLinkGetErrorLogSize(handle, &size) == NVJITLINK_SUCCESS && size > 1) {
-            errors.resize(size);
-            nvJitLinkGetErrorLog(handle, errors.data());
-        }
-        for (std::string* text : {&info, &errors})
-            while (!text->empty() && text->back() == '\0') text->pop_back();
-        if (!result.log.empty() && result.log.back() != '\n') result.log += '\n';
-        result.log += info + errors;
-        if (status == NVJITLINK_SUCCESS && nvJitLinkGetLinkedCubinSize(handle, &size) == NVJITLINK_SUCCESS) {
-            result.cubin.resize(size);
-            nvJitLinkGetLinkedCubin(handle, result.cubin.data());
-        }
-        nvJitLinkDestroy(&handle);
-    }
-    if (status != NVJITLINK_SUCCESS) {
+    CompileResult full;
+    runNvrtc(request, fullCompileOptions(request), true, full);
+    if (!full.ok || full.cubin.empty()) {
         result.ok = false;
-        result.log += "\nassembling the PTX for " + request.arch + " failed (nvJitLink error " + std::to_string(status) + ")";
+        result.log += (result.log.empty() || result.log.back() == '\n' ? "" : "\n") + full.log +
+                      "\ncompiling for " + request.arch + " failed after the PTX stage succeeded";
+    } else {
+        result.log = full.log;   // NVRTC's messages again, and ptxas's report
+        result.cubin = std::move(full.cubin);
     }
     result.assembled = result.ok;
-    result.compilerVersion = nvrtcVersionString() + " + " + nvJitLinkVersionString();
-    result.compileMs = result.ptxMs + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.compileMs = result.ptxMs + millisecondsSince(start);
     result.kernels = parsePtxasReport(result.log);
     result.diagnostics = parseCompileDiagnostics(result.log);
     store(result, persist);

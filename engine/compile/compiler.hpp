@@ -1,7 +1,9 @@
-// Compilation in two stages, cached by content hash: NVRTC turns CUDA source into PTX for the
-// virtual arch (compute_90), then nvJitLink assembles the PTX for the real arch (sm_90) into a
-// CUBIN with the ptxas resource report. The PTX stage is what an edit waits for; the second
-// stage's report follows it.
+// Compilation in two stages, cached by content hash. The PTX stage: NVRTC turns CUDA source into
+// PTX for the virtual arch (compute_90), what an edit waits for. The full stage: NVRTC compiles
+// the same source for the real arch (sm_90), which yields the same PTX and the CUBIN that ptxas
+// makes of it in whole-program mode, with its resource report. (Assembling the PTX separately,
+// through nvJitLink, would compile it as a relocatable unit: ptxas then ignores setmaxnreg and
+// serialises wgmma, and the SASS shown would not be what nvcc makes.)
 #pragma once
 
 #include <filesystem>
@@ -20,8 +22,8 @@ struct CompileRequest {
     std::string source;
     std::string fileName = "kernel.cu";  // the name diagnostics refer to
     std::string arch;                    // "sm_90", "sm_90a"
-    // Extra options: "--maxrregcount=N" goes to the assembler, everything else to NVRTC
-    // (e.g. "--use_fast_math").
+    // Extra NVRTC options ("--use_fast_math", "--maxrregcount=N"); the PTX stage leaves out
+    // those that only the assembler reads.
     std::vector<std::string> options;
 };
 
@@ -51,14 +53,14 @@ struct CompileDiagnostic {
 
 struct CompileResult {
     bool ok = false;
-    bool assembled = false;                 // the second stage ran: cubin and kernels are filled in
+    bool assembled = false;                 // the full stage ran: cubin and kernels are filled in
     std::string ptx;
     std::string cubin;                      // ELF bytes
     std::string log;                        // the compiler's whole log
     std::vector<CompileDiagnostic> diagnostics;
     std::vector<KernelResources> kernels;   // from the ptxas report
-    double compileMs = 0;                   // time both stages took (0 when served from the cache)
-    double ptxMs = 0;                       // of which NVRTC (source to PTX)
+    double compileMs = 0;                   // time the stages took (0 when served from the cache)
+    double ptxMs = 0;                       // of which the PTX stage
     bool fromCache = false;
     std::string cacheKey;
     std::string compilerVersion;            // "NVRTC 13.0"
@@ -73,8 +75,8 @@ std::vector<std::string> nvrtcSupportedArchs();
 
 // The NVRTC options of the PTX stage (virtual target, standard, include path, extra options).
 std::vector<std::string> nvrtcOptions(const CompileRequest& request);
-// The nvJitLink options of the assembly stage (real target, ptxas -v, register cap).
-std::vector<std::string> assemblerOptions(const CompileRequest& request);
+// The NVRTC options of the full stage (real target, ptxas -v, every extra option).
+std::vector<std::string> fullCompileOptions(const CompileRequest& request);
 
 // Hash of everything that changes the result of compile(): compiler versions, both stages'
 // options, file name, source.
