@@ -61,6 +61,11 @@ for t in "${templates[@]}"; do
                  "HEAD_DIM=256,BLOCK_M=64" "HEAD_DIM=256,BLOCK_M=64,BLOCK_N=32"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
+    attention_wgmma)
+      for cfg in "OVERLAP=false" "STAGES=2" "mask=causal" "mask=causal,OVERLAP=false" "CONSUMERS=1" "dtype=bf16" \
+                 "HEAD_DIM=64" "HEAD_DIM=64,STAGES=4" "LSE=true"; do
+        run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
     gemm_wgmma)
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16"; do
         run "$t" "$cfg" --set "$cfg"; done
