@@ -61,6 +61,10 @@ for t in "${templates[@]}"; do
                  "HEAD_DIM=256,BLOCK_M=64" "HEAD_DIM=256,BLOCK_M=64,BLOCK_N=32"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
+    ln_linear)
+      for cfg in "BK=64" "STAGES=4" "BK=64,STAGES=4" "BN=128" "BM=256,BN=128" "WM=32,WN=32,BN=128" "dtype=bf16"; do
+        run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "4096 x 4096 x 4096" --size M=4096,N=4096,K=4096 ;;
     attention_wgmma)
       for cfg in "OVERLAP=false" "STAGES=2" "mask=causal" "mask=causal,OVERLAP=false" "CONSUMERS=1" "dtype=bf16" \
                  "HEAD_DIM=64" "HEAD_DIM=64,STAGES=4" "LSE=true"; do

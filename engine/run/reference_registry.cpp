@@ -31,6 +31,7 @@ const std::map<std::string, ReferenceCheck>& registry() {
         {"glu", checkGlu},
         {"norm_rope", checkNormRope},
         {"attention", checkAttention},
+        {"ln_linear", checkLnLinear},
     };
     return table;
 }

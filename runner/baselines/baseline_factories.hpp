@@ -23,6 +23,8 @@ KX_BASELINE_FACTORY(makeUnfusedRowwise);
 KX_BASELINE_FACTORY(makeUnfusedGlu);
 KX_BASELINE_FACTORY(makeUnfusedNormRope);
 KX_BASELINE_FACTORY(makeAttentionComposed);
+KX_BASELINE_FACTORY(makeUnfusedLnLinear);
 KX_BASELINE_FACTORY(makeAttentionComposed);
+KX_BASELINE_FACTORY(makeUnfusedLnLinear);
 
 }  // namespace kx::runner

@@ -35,6 +35,7 @@ const std::map<std::string, BaselineFactory>& table() {
         {"unfused_glu", KX_CUB(makeUnfusedGlu)},
         {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)},
         {"attention_composed", KX_CUB(makeAttentionComposed)},
+        {"unfused_ln_linear", KX_CUB(makeUnfusedLnLinear)},
     };
     return t;
 }

@@ -19,6 +19,9 @@
 //                    seq, head_dim]). cuBLAS for S = scale * Q K^T into fp32 scores, a masked
 //                    softmax to probabilities in dtype, cuBLAS for O = P V: attention as an eager
 //                    framework runs it without a fused kernel, its score matrix through memory.
+//   unfused_ln_linear (templates/ln_linear)  params dtype (f16|bf16), M, N, K, eps; lent X, W,
+//                    gamma, beta. The LayerNorm of X's rows to a temporary (the one-block-per-row
+//                    kernel above), then cuBLAS Y = n W^T (W stored N x K).
 // Each writes its final result to a buffer of its own (or the output the manifest asks for).
 #include "baselines/baseline_factories.hpp"
 #include "baselines/cublas_gemm.hpp"
@@ -472,9 +475,48 @@ private:
     Cublas m_blas;
 };
 
+class UnfusedLnLinear : public BaselineInstance {
+public:
+    UnfusedLnLinear(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
+        const std::string name = "unfused_ln_linear";
+        m_shape.dtype = paramText(params, "dtype", name);
+        if (m_shape.dtype != "f16" && m_shape.dtype != "bf16") throw RunnerError(name + ": dtype must be f16 or bf16", false);
+        m_shape.bColMajor = true;
+        m_shape.M = static_cast<int>(paramInt(params, "M", name));
+        m_shape.N = static_cast<int>(paramInt(params, "N", name));
+        m_shape.K = static_cast<int>(paramInt(params, "K", name));
+        m_eps = static_cast<float>(paramNumber(params, "eps", name));
+        const std::size_t xBytes = static_cast<std::size_t>(m_shape.M) * m_shape.K * 2;
+        m_x = bufferAt(buffers, 0, xBytes, "M x K elements", name).ptr;
+        m_w = bufferAt(buffers, 1, static_cast<std::size_t>(m_shape.N) * m_shape.K * 2, "N x K elements", name).ptr;
+        m_gamma = bufferAt(buffers, 2, static_cast<std::size_t>(m_shape.K) * 4, "K floats", name).ptr;
+        m_beta = bufferAt(buffers, 3, static_cast<std::size_t>(m_shape.K) * 4, "K floats", name).ptr;
+        m_out = outputOrOwn(ctx, buffers, static_cast<std::size_t>(m_shape.M) * m_shape.N * 2, name, m_ownOut);
+        m_normalised = std::make_unique<DeviceBuffer>(ctx, xBytes);
+    }
+    std::string label() const override { return "unfused: layernorm, then cuBLAS " + m_shape.dtype; }
+    void run() override {
+        withDtype(m_shape.dtype, "unfused_ln_linear", [&](auto typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            launchRow<T>(RowOp::LayerNorm, reinterpret_cast<const T*>(m_x), reinterpret_cast<const float*>(m_gamma),
+                         reinterpret_cast<const float*>(m_beta), reinterpret_cast<T*>(m_normalised->ptr), m_shape.M, m_shape.K, m_eps);
+        });
+        checkLaunch(label());
+        cublasGemm(m_blas, m_shape, m_normalised->ptr, m_w, m_out);
+    }
+
+private:
+    GemmShape m_shape;
+    float m_eps = 1e-5f;
+    CUdeviceptr m_x = 0, m_w = 0, m_gamma = 0, m_beta = 0, m_out = 0;
+    std::unique_ptr<DeviceBuffer> m_ownOut, m_normalised;
+    Cublas m_blas;
+};
+
 KX_BASELINE_FACTORY(makeUnfusedRowwise) { return std::make_unique<UnfusedRowwise>(ctx, params, buffers); }
 KX_BASELINE_FACTORY(makeUnfusedGlu) { return std::make_unique<UnfusedGlu>(ctx, params, buffers); }
 KX_BASELINE_FACTORY(makeUnfusedNormRope) { return std::make_unique<UnfusedNormRope>(ctx, params, buffers); }
 KX_BASELINE_FACTORY(makeAttentionComposed) { return std::make_unique<AttentionComposed>(ctx, params, buffers); }
+KX_BASELINE_FACTORY(makeUnfusedLnLinear) { return std::make_unique<UnfusedLnLinear>(ctx, params, buffers); }
 
 }  // namespace kx::runner

@@ -21,5 +21,6 @@ void checkRownorm(const CheckContext& ctx, CorrectnessReport& report);
 void checkGlu(const CheckContext& ctx, CorrectnessReport& report);
 void checkNormRope(const CheckContext& ctx, CorrectnessReport& report);
 void checkAttention(const CheckContext& ctx, CorrectnessReport& report);
+void checkLnLinear(const CheckContext& ctx, CorrectnessReport& report);
 
 }  // namespace kx::engine
