@@ -122,7 +122,7 @@ TEST_CASE("roofline: measured compute without a measured copy falls back to data
     CHECK(m.attainable(100.0, "fp32", CeilingSource::Measured) == Approx(50.25e12));
 }
 
-TEST_CASE("roofline: predicted point is intensity only; placeOnRoof lifts it", "[roofline]") {
+TEST_CASE("roofline: predicted point is intensity only, and placeOnRoof lifts it", "[roofline]") {
     // 4096^3 SGEMM: 2*4096^3 FLOP over 3*4096^2*4 bytes = 682.67 FLOP/byte.
     const double n = 4096;
     const RooflinePoint p = predictedPoint("gemm_f32", 2 * n * n * n, 3 * n * n * 4);

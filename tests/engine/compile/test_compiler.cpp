@@ -94,7 +94,7 @@ TEST_CASE("compile errors come back with line numbers", "[compile]") {
     CHECK(r.diagnostics[0].message.find("\"y\"") != std::string::npos);
 }
 
-TEST_CASE("the cache key covers source, arch and options; hits come from memory and disk", "[compile]") {
+TEST_CASE("the cache key covers source, arch and options, and hits come from memory and disk", "[compile]") {
     const CompileRequest base{kGoodKernel, "scale.cu", "sm_90", {}};
     CompileRequest otherArch = base;
     otherArch.arch = "sm_80";

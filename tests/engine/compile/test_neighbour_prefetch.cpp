@@ -70,7 +70,7 @@ TEST_CASE("neighbours are the valid configs one parameter away, the edited param
     CHECK(bmOrder.back() == "64");
 }
 
-TEST_CASE("a prefetch round puts the neighbours' PTX in the cache; an edit to one is a cache hit", "[compile][prefetch]") {
+TEST_CASE("a prefetch round puts the neighbours' PTX in the cache, and an edit to one is a cache hit", "[compile][prefetch]") {
     const auto reduce = library().templates.find("reduce");
     const Arch* sm90 = library().arches.findArch("sm_90");
     REQUIRE(reduce);

@@ -114,7 +114,7 @@ TEST_CASE("launch geometry, flops and bytes come from the manifest formulas", "[
     CHECK_THROWS_WITH(t->withSizes({{"n", "0"}}), Catch::Contains("below its minimum"));
 }
 
-TEST_CASE("malformed templates are reported with file and line; good ones still load", "[templates]") {
+TEST_CASE("malformed templates are reported with file and line, and good ones still load", "[templates]") {
     TemplateLibrary lib = TemplateLibrary::load(kFixtures);
     CHECK(lib.find("tiny"));
     CHECK(lib.find("bad_placeholder"));  // loads; fails when rendered

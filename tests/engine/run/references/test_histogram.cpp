@@ -104,7 +104,7 @@ TEST_CASE("histogramBin follows fp32 arithmetic, not exact arithmetic, at a bin 
     REQUIRE(found);
 }
 
-TEST_CASE("histogramBin drops samples outside [lo, hi) and NaN, and caps at the last bin", "[reference][histogram]") {
+TEST_CASE("histogramBin drops samples below lo, at or above hi and NaN, and caps at the last bin", "[reference][histogram]") {
     REQUIRE(histogramBin(false, 16, 0.0f, 1.0f, 0.0) == 0);
     REQUIRE(histogramBin(false, 16, 0.0f, 1.0f, 1.0) == -1);
     REQUIRE(histogramBin(false, 16, 0.0f, 1.0f, -1e-30) == -1);
