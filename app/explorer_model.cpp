@@ -188,9 +188,9 @@ void ExplorerModel::runCurrent() {
     if (!m_variant->violations.empty()) throw engine::InputError("this config is not valid: fix the violated constraints first");
     if (!resultIsCurrent() || !m_result || !m_result->ok || !m_result->assembled)
         throw engine::InputError("this config has not compiled yet");
-    if (m_runs.runnerState() == RunnerState::Ready && m_runs.deviceArch() != m_arch->name)
-        throw engine::InputError("the GPU is " + m_runs.deviceArch() + " but this variant is compiled for " + m_arch->name +
-                                 ": select " + m_runs.deviceArch() + " to run it");
+    if (m_runs.runnerState() == RunnerState::Ready)
+        if (const std::string mismatch = engine::deviceArchMismatch(*m_arch, m_runs.deviceArch()); !mismatch.empty())
+            throw engine::InputError(mismatch);
     m_runs.start(m_template, m_config, *m_arch, *m_result, m_variant->source);
 }
 

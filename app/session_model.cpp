@@ -117,6 +117,7 @@ struct SessionModel::Worker {
         data->readOnly = store->readOnly();
         data->temporary = temporary;
         data->editorState = store->editorState();
+        data->tutorialProgress = store->allTutorialProgress();
         data->openSerial = openSerial;
         std::map<std::int64_t, std::pair<std::string, SnapshotPtr>> kept;
         for (SessionVariant& v : store->variants()) {
@@ -359,6 +360,12 @@ void SessionModel::remove(std::int64_t id) {
 
 void SessionModel::setNotes(std::int64_t id, const std::string& notes) {
     enqueue("save the notes", [=](Worker& w) { w.open().setNotes(id, notes); });
+}
+
+void SessionModel::setTutorialProgress(const std::string& tutorialId, int step, const std::string& state) {
+    enqueue("save the tutorial progress", [=](Worker& w) {
+        if (w.store && !w.store->readOnly()) w.store->setTutorialProgress(tutorialId, step, state);
+    });
 }
 
 void SessionModel::saveEditorState(const std::string& json) {

@@ -47,6 +47,7 @@ struct SessionData {
     bool temporary = false;               // a scratch session, deleted at exit
     std::vector<SessionEntry> entries;    // by variant id
     std::string editorState;              // JSON saved by the editor; "" when none
+    std::vector<engine::TutorialProgress> tutorialProgress;  // by tutorial id
     std::uint64_t openSerial = 0;         // bumped by every open, new and save-as
 
     const SessionEntry* find(std::int64_t variantId) const;
@@ -95,6 +96,8 @@ public:
     void remove(std::int64_t id);
     void setNotes(std::int64_t id, const std::string& notes);
     void saveEditorState(const std::string& json);
+    // The tutorial player's place in a tutorial (one row per tutorial; read-only sessions skip it).
+    void setTutorialProgress(const std::string& tutorialId, int step, const std::string& state);
 
     // --- State (UI thread) -------------------------------------------------------------------
     const SessionDataPtr& data() const { return m_data; }  // nullptr until a session is open

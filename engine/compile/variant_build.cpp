@@ -1,5 +1,7 @@
 #include "compile/variant_build.hpp"
 
+#include <fmt/format.h>
+
 namespace kx::engine {
 
 PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const Arch& arch) {
@@ -19,6 +21,16 @@ const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceA
     const Arch* specific = arches.findArch(deviceArch + "a");
     if (specific && tmpl.validate(config, *specific).empty()) return specific;
     return base;
+}
+
+std::string deviceArchMismatch(const Arch& variantArch, const std::string& deviceArch) {
+    if (variantArch.name == deviceArch || variantArch.name == deviceArch + "a") return {};
+    const bool archSpecific = variantArch.vendor == Vendor::Nvidia && variantArch.name.ends_with('a');
+    const std::string onlyOn =
+        archSpecific ? fmt::format(", whose code runs only on compute capability {}.{}", variantArch.nv.computeMajor, variantArch.nv.computeMinor)
+                     : "";
+    return fmt::format("the GPU is {} but this variant is compiled for {}{}: select {} to run it", deviceArch, variantArch.name, onlyOn,
+                       deviceArch);
 }
 
 }  // namespace kx::engine

@@ -27,4 +27,10 @@ PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const
 // the device's arch, so that its violations are the ones reported. nullptr for an unknown arch.
 const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceArch, const Template& tmpl, const Config& config);
 
+// Why code compiled for `variantArch` cannot run on a device whose arch is `deviceArch` (as the
+// runner reports it: "sm_90"); empty when it can. It runs on the device's own arch and on the
+// device's arch-specific target (sm_90a on an sm_90 device), whose code runs on that exact
+// compute capability and nowhere else.
+std::string deviceArchMismatch(const Arch& variantArch, const std::string& deviceArch);
+
 }  // namespace kx::engine
