@@ -4,10 +4,9 @@
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
+#include "widgets/region_png.hpp"
 
-#include <GL/gl.h>
 #include <fmt/format.h>
-#include <stb/stb_image_write.h>
 
 #include <algorithm>
 #include <cctype>
@@ -84,68 +83,13 @@ std::string fileSafe(std::string s) {
 
 }  // namespace
 
-// State shared between the view and the draw-list callback that reads the pixels back while
-// the frame renders (the callback runs inside ImGui_ImplOpenGL3_RenderDrawData, after the chart
-// was drawn into the back buffer and before anything drawn later, tooltips included).
-struct RooflineView::PngCapture {
-    std::filesystem::path file;
-    ImVec2 min{}, max{};            // chart region, ImGui screen coordinates
-    ImVec2 displayPos{}, fbScale{1, 1};
-    bool requested = false;         // set by requestPng
-    bool queued = false;            // a callback is in this frame's draw list
-    bool done = false;              // the callback ran
-    bool ok = false;
-    std::string message;
-
-    static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
-        auto* self = static_cast<PngCapture*>(cmd->UserCallbackData);
-        self->write();
-    }
-
-    void write() {
-        done = true;
-        GLint viewport[4] = {0, 0, 0, 0};
-        glGetIntegerv(GL_VIEWPORT, viewport);
-        const int fbH = viewport[3];
-        const int x0 = static_cast<int>(std::floor((min.x - displayPos.x) * fbScale.x));
-        const int y0 = static_cast<int>(std::floor((min.y - displayPos.y) * fbScale.y));
-        const int x1 = static_cast<int>(std::ceil((max.x - displayPos.x) * fbScale.x));
-        const int y1 = static_cast<int>(std::ceil((max.y - displayPos.y) * fbScale.y));
-        const int w = std::min(x1, viewport[2]) - std::max(x0, 0);
-        const int h = std::min(y1, fbH) - std::max(y0, 0);
-        if (w <= 0 || h <= 0) {
-            message = "the chart is not on screen";
-            return;
-        }
-        std::vector<unsigned char> rows(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3);
-        GLint packAlignment = 4;
-        glGetIntegerv(GL_PACK_ALIGNMENT, &packAlignment);
-        glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        // GL's origin is bottom-left: the region's lowest row is fbH - (top + h).
-        glReadPixels(std::max(x0, 0), fbH - (std::max(y0, 0) + h), w, h, GL_RGB, GL_UNSIGNED_BYTE, rows.data());
-        glPixelStorei(GL_PACK_ALIGNMENT, packAlignment);
-        // Flip here rather than through stb's global flag, which the screenshot path also sets.
-        std::vector<unsigned char> flipped(rows.size());
-        const std::size_t stride = static_cast<std::size_t>(w) * 3;
-        for (int r = 0; r < h; ++r)
-            std::copy_n(&rows[static_cast<std::size_t>(h - 1 - r) * stride], stride, &flipped[static_cast<std::size_t>(r) * stride]);
-        std::error_code ec;
-        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-        stbi_flip_vertically_on_write(0);
-        ok = stbi_write_png(file.c_str(), w, h, 3, flipped.data(), w * 3) != 0;
-        message = ok ? fmt::format("wrote {} ({}x{})", file.string(), w, h) : "cannot write " + file.string();
-    }
-};
-
 RooflineView::RooflineView(ViewContext context)
-    : View("Roofline", Slot::Centre, context), m_capture(std::make_shared<PngCapture>()) {}
+    : View("Roofline", Slot::Centre, context), m_capture(std::make_shared<RegionPng>()) {}
 
 RooflineView::~RooflineView() = default;
 
 void RooflineView::requestPng(std::filesystem::path file) {
-    *m_capture = PngCapture{};
-    m_capture->file = std::move(file);
-    m_capture->requested = true;
+    m_capture->request(std::move(file));
 }
 
 const std::string& RooflineView::lastExportMessage() const {
@@ -153,7 +97,7 @@ const std::string& RooflineView::lastExportMessage() const {
     return m_capture->done ? m_capture->message : m_exportMessage;
 }
 
-bool RooflineView::pngPending() const { return m_capture->requested && !m_capture->done; }
+bool RooflineView::pngPending() const { return m_capture->pending(); }
 
 bool RooflineView::exportCsv(const std::filesystem::path& file) {
     // Scripts may ask before the panel was ever drawn: bring the data up to date first.
@@ -405,11 +349,7 @@ void RooflineView::drawContent() {
     chooseDevice();
     chooseCalibration();
     rebuild();
-    if (m_capture->done) {
-        m_exportMessage = m_capture->message;
-        m_exportFailed = !m_capture->ok;
-        m_capture->requested = m_capture->queued = m_capture->done = false;
-    }
+    m_capture->takeOutcome(m_exportMessage, m_exportFailed);
     drawToolbar();
     const Palette& pal = theme().palette();
     if (!m_model) {
@@ -556,16 +496,7 @@ void RooflineView::drawChart(float height) {
     }
     chart.end();
 
-    if (m_capture->requested && !m_capture->queued) {
-        m_capture->min = chart.widgetMin();
-        m_capture->max = chart.widgetMax();
-        m_capture->displayPos = ImGui::GetMainViewport()->Pos;
-        m_capture->fbScale = ImGui::GetIO().DisplayFramebufferScale;
-        m_capture->queued = true;
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        dl->AddCallback(&PngCapture::callback, m_capture.get());
-        dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
-    }
+    if (m_capture->wanted()) m_capture->queue(ImGui::GetWindowDrawList(), chart.widgetMin(), chart.widgetMax());
 }
 
 void RooflineView::drawFootnote() {

@@ -19,6 +19,8 @@
 
 namespace kx::app {
 
+struct RegionPng;
+
 class RooflineView final : public View {
 public:
     explicit RooflineView(ViewContext context);
@@ -46,7 +48,6 @@ private:
         double x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // data space
         int colour = 0;              // index into ChartColours::series
     };
-    struct PngCapture;  // shared with the draw-list callback
 
     void chooseDevice();  // follows the arch until the user picks a device
     // Follows the device until the user picks one: the calibration whose device name shares the
@@ -94,7 +95,7 @@ private:
     chart::Scale m_xScale{chart::ScaleKind::Log10, 0.1, 1000};
     chart::Scale m_yScale{chart::ScaleKind::Log10, 1e11, 1e15};
 
-    std::shared_ptr<PngCapture> m_capture;
+    std::shared_ptr<RegionPng> m_capture;  // shared with the draw-list callback
     std::string m_exportMessage;
     bool m_exportFailed = false;
 };

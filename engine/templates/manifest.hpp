@@ -2,7 +2,10 @@
 // The format is documented in templates/README.md.
 #pragma once
 
+#include "templates/visual_spec.hpp"
+
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +124,7 @@ struct TemplateManifest {
     std::string flopsExpr = "0";
     std::string bytesExpr = "0";
     std::string referenceName; // the CPU reference (run/reference_registry.hpp); empty: none
+    std::optional<VisualSpec> visual;  // <visual>: how the tile view draws it; none: no tile view
     std::string folder;        // absolute folder path
     std::string manifestFile;  // absolute manifest path
 

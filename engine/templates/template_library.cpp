@@ -319,6 +319,7 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
     }
     if (const XMLElement* e = root->FirstChildElement("flops")) m.flopsExpr = requiredAttr(manifestFile, e, "expr");
     if (const XMLElement* e = root->FirstChildElement("bytes")) m.bytesExpr = requiredAttr(manifestFile, e, "expr");
+    if (const XMLElement* e = root->FirstChildElement("visual")) m.visual = parseVisualSpec(manifestFile.string(), e);
     return m;
 }
 

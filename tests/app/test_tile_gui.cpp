@@ -1,0 +1,93 @@
+// GUI tests of the Tiles view: the real kernel-explorer under Xvfb opens it on a GEMM, follows an
+// edit of the live config, saves the window and the view's own PNG export, and refuses a template
+// without a tile view with the reason.
+#include "gui_harness.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <stb/stb_image.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace fs = std::filesystem;
+using namespace kx::test;
+
+namespace {
+
+// The theme's "warn" amber (0xE5B45A): the tail wave's block tiles are filled with it.
+constexpr unsigned kTail = 0xE5B45A;
+
+struct Pixels {
+    int width = 0, height = 0;
+    std::size_t distinct = 0, tail = 0;
+};
+
+Pixels readPng(const fs::path& p) {
+    Pixels px;
+    int channels = 0;
+    unsigned char* data = stbi_load(p.c_str(), &px.width, &px.height, &channels, 3);
+    REQUIRE(data != nullptr);
+    std::set<unsigned> colours;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(px.width) * static_cast<std::size_t>(px.height); ++i) {
+        const unsigned rgb = unsigned(data[i * 3]) << 16 | unsigned(data[i * 3 + 1]) << 8 | data[i * 3 + 2];
+        colours.insert(rgb);
+        px.tail += rgb == kTail;
+    }
+    stbi_image_free(data);
+    px.distinct = colours.size();
+    return px;
+}
+
+void requirePrerequisites() {
+    if (!haveXvfbRun()) FAIL("xvfb-run is not installed: the GUI tests need it (apt-get install xvfb)");
+    if (!fs::exists(kAppBinary)) FAIL("kernel-explorer is not built: " << kAppBinary << " (build target kernel-explorer)");
+}
+
+}  // namespace
+
+TEST_CASE("gui: the Tiles view follows the live config and exports its drawing", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles");
+    const fs::path shot = dir.path / "window.png";
+    const fs::path png = dir.path / "tiles.png";
+    // gemm_mma defaults: 128 x 256 tiles of C 4096 x 4096 = 32 x 16 = 512; Tile M 64 doubles them.
+    const fs::path script = writeScript(dir, "template gemm_mma\narch sm_90\nwait-compile\ntiles open\ntiles step 3\ntiles select 9 2\n"
+                                             "tiles warp 1\ntiles print\nscreenshot " + shot.string() + "\ntiles export " + png.string() +
+                                             "\nset BM=64\nwait-compile\ntiles print\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: gemm_mma_f16_rcr_128x256x32_w64x64_s3_g8_xor: 512 tiles, 4 waves of 132"));
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: gemm_mma_f16_rcr_64x256x32_w64x64_s3_g8_xor: 1024 tiles"));
+    CHECK_THAT(r.stderrText, Catch::Contains("(ptxas registers)"));
+
+    // The window with the view open: busy, and the tail wave's amber tiles are on screen.
+    const Pixels window = readPng(shot);
+    CHECK(window.width == 1600);
+    CHECK(window.distinct > 200);
+    CHECK(window.tail > 1000);
+    // The export: the drawing only (smaller than the window), with the tail in it.
+    REQUIRE(fs::exists(png));
+    const Pixels drawing = readPng(png);
+    CHECK(drawing.width > 600);
+    CHECK(drawing.width < window.width);
+    CHECK(drawing.height < window.height);
+    CHECK(drawing.distinct > 100);
+    CHECK(drawing.tail > 1000);
+}
+
+TEST_CASE("gui: a template without a tile view says so, and bad tiles commands name the line", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles_none");
+    const fs::path script = writeScript(dir, "template transpose\narch sm_90\ntiles open\ntiles print\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "shot.png").string() + "' --frames 5");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.stderrText, Catch::Contains("scenario.script:4: no tile view: No tile view for this template"));
+
+    const fs::path bad = writeScript(dir, "template gemm\ntiles select 1\n");
+    const RunResult b = runApp(dir, "--script '" + bad.string() + "' --screenshot '" + (dir.path / "shot.png").string() + "' --frames 5");
+    CHECK(b.exitCode == 2);
+    CHECK_THAT(b.stderrText, Catch::Contains("scenario.script:2: 'tiles' takes open, step N, select I J"));
+}
