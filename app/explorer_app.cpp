@@ -41,8 +41,30 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     add<RunView>();
     add<StatusBarView>();
     m_compare = add<CompareView>();  // floating, over the tiled panels; closed until asked for
+    m_tileView = add<TileView>();    // floating, over the code and the right column; closed until asked for
     m_about = add<AboutView>();
     m_fileDialog = add<FileDialogView>();
+    // Tutorials: a floating window over the editor, closed until asked for or a first run.
+    m_tutorialModel = std::make_unique<TutorialModel>(m_model, m_model.dataRoot(), engine::configRoot() / "welcome-dismissed");
+    m_tutorialModel->setHooks({[this](const std::string& view) {
+                                   if (view == "source" || view == "ptx" || view == "log") {
+                                       selectTab(view == "ptx" ? CodeTab::Ptx : view == "log" ? CodeTab::Log : CodeTab::Source);
+                                       return true;
+                                   }
+                                   return showView(view);
+                               },
+                               [this](int a, int b) {
+                                   m_compare->setOpen(true);
+                                   m_compare->selectPair(a, b);
+                               }});
+    auto tutorials = std::make_unique<TutorialsView>(ViewContext{m_model, m_theme}, *m_tutorialModel);
+    m_tutorialsView = tutorials.get();
+    m_views.push_back(std::move(tutorials));
+    // Sweeps: a floating window like Compare, closed until asked for.
+    m_sweepModel = std::make_unique<SweepModel>(m_model);
+    auto sweep = std::make_unique<SweepView>(ViewContext{m_model, m_theme}, *m_sweepModel);
+    m_sweepView = sweep.get();
+    m_views.push_back(std::move(sweep));
 }
 
 void ExplorerApp::draw() {
@@ -92,6 +114,7 @@ void ExplorerApp::drawMenuBar() {
     drawSessionMenu();
     drawRunMenu();
     if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("Tutorials", nullptr, m_tutorialsView->isOpen())) m_tutorialsView->setOpen(!m_tutorialsView->isOpen());
         if (ImGui::MenuItem("Open Demo Session")) openDemo();
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("GEMM and reduction variants with real runs measured on an NVIDIA H100, ready to compare (a copy; "
@@ -116,6 +139,15 @@ void ExplorerApp::shortcuts() {
     if (!io.KeyShift && ImGui::IsKeyPressed('O')) openSession();
     if (io.KeyShift && ImGui::IsKeyPressed('S')) saveSessionAs();
     if (io.KeyShift && ImGui::IsKeyPressed('C')) m_compare->setOpen(!m_compare->isOpen());
+    if (io.KeyShift && ImGui::IsKeyPressed('W')) m_sweepView->setOpen(!m_sweepView->isOpen());
+}
+
+void ExplorerApp::updateTutorials() {
+    m_tutorialModel->update();
+    if (!m_tutorialModel->welcomeDue()) return;
+    if (m_tutorialsView->isOpen()) return;
+    if (m_tutorialsView->welcomeShown()) m_tutorialModel->dismissWelcome();  // closed with its X
+    else m_tutorialsView->setOpen(true);
 }
 
 void ExplorerApp::drawFileMenu() {
@@ -219,6 +251,8 @@ void ExplorerApp::drawRunMenu() {
     if (!ready && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", runs.running() ? "a run is in flight" : "running needs an NVIDIA GPU and its driver");
     if (ImGui::MenuItem("Cancel run", nullptr, false, runs.running())) runs.cancel();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Sweep configs\u2026", "Ctrl+Shift+W", m_sweepView->isOpen())) m_sweepView->setOpen(!m_sweepView->isOpen());
     ImGui::EndMenu();
 }
 

@@ -4,11 +4,16 @@
 
 #include "explorer_model.hpp"
 #include "native_file_dialog.hpp"
+#include "sweep_model.hpp"
 #include "theme.hpp"
+#include "tutorial_model.hpp"
 #include "views/code_tabs_view.hpp"
 #include "views/compare_view.hpp"
 #include "views/file_dialog_view.hpp"
 #include "views/roofline_view.hpp"
+#include "views/tile_view.hpp"
+#include "views/sweep_view.hpp"
+#include "views/tutorials_view.hpp"
 #include "views/variants_view.hpp"
 #include "views/view.hpp"
 
@@ -26,6 +31,8 @@ public:
     void update() {
         m_model.update();
         m_nativeDialog.update();
+        updateTutorials();
+        m_sweepModel->update();
     }
     // Between ImGui::NewFrame() and ImGui::Render().
     void draw();
@@ -38,6 +45,14 @@ public:
     RooflineView& roofline() { return *m_roofline; }
     CompareView& compare() { return *m_compare; }
     VariantsView& variants() { return *m_variants; }
+    // The tile visualizer of the live config (View > Tiles).
+    TileView& tileView() { return *m_tileView; }
+    // Sweeps of the editor's template (Run > Sweep configs) and their window.
+    SweepModel& sweeps() { return *m_sweepModel; }
+    SweepView& sweepView() { return *m_sweepView; }
+    // The tutorial player and its window (Help > Tutorials).
+    TutorialModel& tutorials() { return *m_tutorialModel; }
+    TutorialsView& tutorialsView() { return *m_tutorialsView; }
     // Keeps the current variant in the session; it appears in the Variants and Compare views once
     // written. Returns false with why when it cannot be kept (not compiled yet, read-only session).
     bool keepCurrent(std::string* why = nullptr);
@@ -68,6 +83,8 @@ private:
     void shortcuts();
 
     void layout(float menuBarHeight);
+    // Steps the tutorial player; opens its window on a first run to show the welcome.
+    void updateTutorials();
 
     ExplorerModel& m_model;
     const Theme& m_theme;
@@ -76,8 +93,13 @@ private:
     RooflineView* m_roofline = nullptr;
     CompareView* m_compare = nullptr;
     VariantsView* m_variants = nullptr;
+    TileView* m_tileView = nullptr;
     FileDialogView* m_fileDialog = nullptr;
     View* m_about = nullptr;
+    std::unique_ptr<TutorialModel> m_tutorialModel;
+    TutorialsView* m_tutorialsView = nullptr;
+    std::unique_ptr<SweepModel> m_sweepModel;
+    SweepView* m_sweepView = nullptr;
     NativeFileDialog m_nativeDialog;
     bool m_quit = false;
 };

@@ -88,6 +88,52 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                      : cmd == "wait-run"   ? ScriptCommand::Kind::WaitRun
                      : cmd == "crash"      ? ScriptCommand::Kind::Crash
                                            : ScriptCommand::Kind::Keep;
+        } else if (cmd == "tutorial") {
+            const std::string sub = nargs >= 1 ? w[1] : "";
+            const bool oneArg = sub == "open" || sub == "action" || sub == "welcome";
+            const bool noArg = sub == "next" || sub == "back" || sub == "check";
+            if (!(oneArg && nargs == 2) && !(noArg && nargs == 1))
+                throw error("'tutorial' takes open ID, next, back, action N, check or welcome start|dismiss");
+            c.kind = ScriptCommand::Kind::Tutorial;
+            c.argument = sub;
+            if (oneArg) c.second = w[2];
+            if (sub == "welcome" && c.second != "start" && c.second != "dismiss") throw error("'tutorial welcome' takes start or dismiss");
+            if (sub == "action") {
+                try {
+                    std::size_t used = 0;
+                    c.count = std::stoi(c.second, &used);
+                    if (used != c.second.size() || c.count < 1) throw std::invalid_argument("not positive");
+                } catch (const std::exception&) {
+                    throw error(fmt::format("'tutorial action' needs a positive number, got '{}'", c.second));
+                }
+            }
+        } else if (cmd == "sweep") {
+            const std::string sub = nargs >= 1 ? w[1] : "";
+            const bool noArg = sub == "stop" || sub == "wait";
+            const bool oneArg = sub == "vary" || sub == "metric" || sub == "load" || sub == "export" || sub == "frame-p99";
+            if (!(noArg && nargs == 1) && !(oneArg && nargs == 2) && !(sub == "axes" && nargs == 3) &&
+                !(sub == "start" && (nargs == 1 || (nargs == 2 && w[2] == "compile-only"))))
+                throw error("'sweep' takes vary P[=VALUES], start [compile-only], stop, wait, axes X Y, metric NAME, load best, export FILE.csv "
+                            "or frame-p99 MS");
+            c.kind = ScriptCommand::Kind::Sweep;
+            c.argument = sub;
+            for (std::size_t i = 2; i < w.size(); ++i) c.second += (i > 2 ? " " : "") + w[i];
+        } else if (cmd == "tiles") {
+            const std::string sub = nargs >= 1 ? w[1] : "";
+            const bool noArg = sub == "open" || sub == "print";
+            const bool oneArg = sub == "step" || sub == "warp" || sub == "device" || sub == "export";
+            if (!(noArg && nargs == 1) && !(oneArg && nargs == 2) && !(sub == "select" && nargs == 3))
+                throw error("'tiles' takes open, step N, select I J, warp N, device ID, print or export FILE.png");
+            c.kind = ScriptCommand::Kind::Tiles;
+            c.argument = sub;
+            for (std::size_t i = 2; i < w.size(); ++i) c.values.emplace_back(w[i], "");
+            if (sub == "export" && std::filesystem::path(w[2]).extension() != ".png")
+                throw error(fmt::format("'tiles export' writes FILE.png, got '{}'", w[2]));
+            for (const auto& [v, unused] : c.values) {
+                const bool number = !v.empty() && v.size() <= 9 && std::all_of(v.begin(), v.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+                if ((sub == "step" || sub == "warp" || sub == "select") && !number)
+                    throw error(fmt::format("'tiles {}' needs whole numbers, got '{}'", sub, v));
+            }
         } else if (cmd == "file-dialog") {
             if (nargs != 1 || (w[1] != "new" && w[1] != "open" && w[1] != "save-as"))
                 throw error("'file-dialog' takes new, open or save-as");
@@ -148,7 +194,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         } else {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
                                     "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
-                                    "compare-select, compare-tab, export-compare)",
+                                    "compare-select, compare-tab, export-compare, tutorial, sweep, tiles)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -184,6 +230,165 @@ int ScriptRunner::variantIndex(const ScriptCommand& c, ExplorerApp& app, const s
         fail(c, fmt::format("no single variant matches '{}' ({} in the session: give a 1-based position or a name)", name,
                             cmp.pins().size()));
     return i;
+}
+
+bool ScriptRunner::stepTutorial(const ScriptCommand& c, ExplorerApp& app) {
+    TutorialModel& tutorials = app.tutorials();
+    ExplorerModel& model = app.model();
+    if (c.argument == "open") {
+        if (!tutorials.open(c.second)) fail(c, fmt::format("unknown tutorial '{}'", c.second));
+        app.tutorialsView().setOpen(true);
+    } else if (c.argument == "next") {
+        tutorials.next();
+    } else if (c.argument == "back") {
+        tutorials.back();
+    } else if (c.argument == "welcome") {
+        // The welcome waits for the session to open.
+        if (waitFor(c, model.session().isOpen() && !model.session().busy(), kSessionWaitCap, "the session")) return true;
+        if (!tutorials.welcomeDue()) fail(c, "no first-run welcome is showing");
+        tutorials.dismissWelcome();
+        if (c.second == "start") tutorials.open(tutorials.library().tutorials().front()->id);
+        else app.tutorialsView().setOpen(false);
+    } else if (c.argument == "action") {
+        if (m_waitFrames < 0) {
+            const engine::TutorialStep* step = tutorials.step();
+            if (!step) fail(c, "no tutorial is open");
+            if (c.count > static_cast<int>(step->actions.size()))
+                fail(c, fmt::format("step '{}' has {} action(s), not {}", step->id, step->actions.size(), c.count));
+            tutorials.runAction(c.count - 1);
+            m_waitFrames = 0;
+        }
+        if (waitFor(c, !tutorials.actionBusy(), kCompileWaitCap, "the tutorial action")) return true;
+        m_waitFrames = -1;
+        if (!tutorials.actionMessage().empty()) fail(c, "the action stopped: " + tutorials.actionMessage());
+    } else if (c.argument == "check") {
+        const bool settled = model.compileIdle() && !model.session().busy() && !tutorials.actionBusy();
+        if (waitFor(c, settled, kCompileWaitCap, "the compile")) return true;
+        tutorials.update();  // judge the settled state now
+        const engine::TutorialStep* step = tutorials.step();
+        if (!step) fail(c, "no tutorial is open");
+        std::string failed;
+        for (std::size_t i = 0; i < step->checkpoints.size() && i < tutorials.verdicts().size(); ++i) {
+            const engine::CheckVerdict& v = tutorials.verdicts()[i];
+            std::cerr << fmt::format("kernel-explorer: tutorial: {}: {}: {}: {}\n", step->id, engine::checkStatusName(v.status),
+                                     step->checkpoints[i].label, v.reason);
+            if (v.status == engine::CheckStatus::Fail) failed += fmt::format("; {}: {}", step->checkpoints[i].label, v.reason);
+        }
+        if (!failed.empty()) fail(c, fmt::format("step '{}' has failing checkpoints{}", step->id, failed));
+    }
+    return false;
+}
+
+bool ScriptRunner::stepSweep(const ScriptCommand& c, ExplorerApp& app) {
+    SweepModel& sweeps = app.sweeps();
+    const std::string& arg = c.second;
+    if (c.argument == "vary") {
+        const auto eq = arg.find('=');
+        const std::string param = arg.substr(0, eq);
+        const engine::Template* t = app.model().currentTemplate();
+        if (!t || !t->manifest().findParam(param)) fail(c, fmt::format("'{}' is not a parameter of the editor's template", param));
+        sweeps.varyText()[param] = eq == std::string::npos ? sweeps.allValuesText(param) : arg.substr(eq + 1);
+    } else if (c.argument == "start") {
+        if (waitFor(c, app.model().runs().runnerState() != RunnerState::Probing, kCompileWaitCap, "the GPU probe")) return true;
+        app.sweepView().setOpen(true);
+        sweeps.compileOnly = arg == "compile-only";
+        try {
+            sweeps.start();
+        } catch (const engine::InputError& e) {
+            fail(c, std::string("cannot start the sweep: ") + e.what());
+        }
+    } else if (c.argument == "stop") {
+        sweeps.stop();
+    } else if (c.argument == "wait") {
+        if (waitFor(c, !sweeps.running(), kRunWaitCap, "the sweep")) return true;
+        sweeps.update();
+        const engine::SweepCounts n = sweeps.counts();
+        std::cerr << fmt::format("kernel-explorer: sweep: {} configs: {} measured, {} compiled, {} pruned, {} failed, {} not reached; "
+                                 "{} frames, frame time p50 {:.1f} ms, p99 {:.1f} ms\n",
+                                 n.total, n.measured, n.compiled, n.pruned, n.compileFailed + n.runFailed, n.notReached,
+                                 sweeps.frameTimes().count(), sweeps.frameTimes().percentileMs(50), sweeps.frameTimes().percentileMs(99));
+    } else if (c.argument == "axes") {
+        const auto space = arg.find(' ');
+        sweeps.xParam = arg.substr(0, space);
+        sweeps.yParam = arg.substr(space + 1);
+    } else if (c.argument == "metric") {
+        bool found = false;
+        for (SweepMetric m : kSweepMetrics)
+            if (arg == metricKey(m)) {
+                sweeps.metric = m;
+                found = true;
+            }
+        if (!found) fail(c, fmt::format("unknown sweep metric '{}' (tflops, gbps, baseline, time, occupancy, registers, predicted)", arg));
+    } else if (c.argument == "load") {
+        sweeps.update();
+        const int best = sweeps.bestPoint();
+        if (arg != "best") fail(c, "'sweep load' takes best");
+        if (best < 0) fail(c, "the sweep has no config with a value to rank by");
+        sweeps.loadIntoEditor(best);
+    } else if (c.argument == "export") {
+        try {
+            sweeps.exportCsv(arg);
+        } catch (const engine::InputError& e) {
+            fail(c, e.what());
+        }
+    } else if (c.argument == "frame-p99") {
+        double limit = 0;
+        try {
+            limit = std::stod(arg);
+        } catch (const std::exception&) {
+            fail(c, fmt::format("'sweep frame-p99' needs a number of milliseconds, got '{}'", arg));
+        }
+        const double p99 = sweeps.frameTimes().percentileMs(99);
+        if (sweeps.frameTimes().count() == 0) fail(c, "no frames were drawn during the sweep");
+        if (p99 > limit) fail(c, fmt::format("frame time p99 {:.1f} ms over {} frames is above {} ms", p99, sweeps.frameTimes().count(), limit));
+    }
+    return false;
+}
+
+bool ScriptRunner::stepTiles(const ScriptCommand& c, ExplorerApp& app) {
+    TileView& view = app.tileView();
+    TileModel& tiles = view.tiles();
+    view.setOpen(true);
+    tiles.update(0);
+    auto number = [&](std::size_t i) { return std::stoll(c.values[i].first); };
+    if (c.argument == "step") {
+        tiles.showStep(number(0));
+    } else if (c.argument == "warp") {
+        tiles.selectWarp(static_cast<int>(number(0)));
+    } else if (c.argument == "device") {
+        if (app.model().archDatabase().findDevice(c.values[0].first) == nullptr) fail(c, fmt::format("unknown device '{}'", c.values[0].first));
+        tiles.pickDevice(c.values[0].first);
+    } else if (c.argument == "select" || c.argument == "print") {
+        const auto& scene = tiles.scene();
+        if (!scene) fail(c, "no tile view: " + tiles.message());
+        const engine::GemmLayout& g = scene->gemm;
+        if (c.argument == "select") {
+            if (scene->kind != engine::TileScene::Kind::Gemm) fail(c, "'tiles select' picks a GEMM block tile");
+            if (number(0) >= g.blocksM || number(1) >= g.blocksN)
+                fail(c, fmt::format("block tile ({}, {}) is outside the {} x {} tiles", number(0), number(1), g.blocksM, g.blocksN));
+            tiles.selectTile(g.idOfTile(number(0), number(1)));
+        } else {
+            const engine::WaveModel& w = scene->waves;
+            const long long count = scene->kind == engine::TileScene::Kind::Gemm ? g.tiles : scene->blocks.tiles;
+            std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers)\n", scene->configName, count,
+                                     w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource);
+        }
+    } else if (c.argument == "export") {
+        // Read back while a frame renders: ask, then wait for that frame.
+        const std::filesystem::path file(c.values[0].first);
+        if (m_waitFrames < 0) {
+            if (!tiles.scene()) fail(c, "no tile view: " + tiles.message());
+            view.requestPng(file);
+            m_waitFrames = kSettleFrames + 2;
+        }
+        if (view.pngPending()) {
+            if (--m_waitFrames > 0) return true;
+            fail(c, "the Tiles view was not drawn, so no PNG was written");
+        }
+        m_waitFrames = -1;
+        if (!std::filesystem::exists(file)) fail(c, view.lastExportMessage());
+    }
+    return false;
 }
 
 void ScriptRunner::step(ExplorerApp& app) {
@@ -329,6 +534,15 @@ void ScriptRunner::step(ExplorerApp& app) {
             if (c.argument == "new") app.newSession();
             else if (c.argument == "open") app.openSession();
             else app.saveSessionAs();
+            break;
+        case ScriptCommand::Kind::Sweep:
+            if (stepSweep(c, app)) return;
+            break;
+        case ScriptCommand::Kind::Tiles:
+            if (stepTiles(c, app)) return;
+            break;
+        case ScriptCommand::Kind::Tutorial:
+            if (stepTutorial(c, app)) return;
             break;
         case ScriptCommand::Kind::Expect:
             for (const auto& [k, v] : c.values) {

@@ -34,6 +34,32 @@
 //                            or the distinctive tail of its name ("64x128x32_w32x64_s2")
 //   compare-tab source|ptx|sass   select a diff tab of the Compare view
 //   export-compare FILE      write the Compare view's metrics table as FILE.csv or FILE.md
+//   tutorial open ID         open the Tutorials window on tutorial ID (at its saved step)
+//   tutorial next|back       the step after or before (next on the last step finishes it)
+//   tutorial action N        press the step's N-th "Show me" (1-based) and wait until it is done;
+//                            fails with the action's message when it stopped (a run without a GPU)
+//   tutorial check           wait for the compile and the session, then fail unless every
+//                            checkpoint of the step that needs no GPU run passes; prints
+//                            "kernel-explorer: tutorial: STEP: pass|fail|needs a GPU run: LABEL: REASON"
+//   tutorial welcome start|dismiss   answer the first-run welcome (fails when none is showing)
+//   sweep vary P[=VALUES]    vary parameter P of the editor's template in the Sweep view (all its
+//                            values, or VALUES as `kx sweep --vary` takes them)
+//   sweep start [compile-only]   open the Sweep view and start the sweep
+//   sweep stop               stop it between configs
+//   sweep wait               render until the sweep ended (at most 600 s); prints
+//                            "kernel-explorer: sweep: COUNTS; N frames, frame time p50 X ms, p99 Y ms"
+//   sweep axes X Y           the heatmap's axes; sweep metric tflops|gbps|baseline|time|occupancy|
+//                            registers|predicted its colour
+//   sweep load best          put the best config (by the colour's metric) into the editor
+//   sweep export FILE.csv    write every config's result
+//   sweep frame-p99 MS       fail unless the frames drawn during the sweep took at most MS ms (p99)
+//   tiles open               open the Tiles view (the tile visualizer of the live config)
+//   tiles step N             pause its K-loop animation at step N
+//   tiles select I J         show block tile (I, J) (tile row, tile column) in its block and warp panels
+//   tiles warp N             show warp (warpgroup) N in its warp panel
+//   tiles device ID          place the tiles on device ID (assets/devices)
+//   tiles print              print "kernel-explorer: tiles: VARIANT: T tiles, W waves of C, B blocks/SM (SOURCE registers)"
+//   tiles export FILE.png    save the Tiles drawing
 //   frames N                 render N frames
 //   screenshot FILE          save a PNG of the window (may appear several times)
 // Syntax errors are found when the file is parsed; unknown names and values when the command runs.
@@ -61,7 +87,7 @@ struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
-        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog
+        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
@@ -98,6 +124,12 @@ private:
     // command when the session reports an error meanwhile.
     bool waitFor(const ScriptCommand& c, bool done, std::chrono::seconds cap, const char* what);
     int variantIndex(const ScriptCommand& c, ExplorerApp& app, const std::string& name) const;
+    // A `tutorial ...` command; true while it must wait.
+    bool stepTutorial(const ScriptCommand& c, ExplorerApp& app);
+    // A `sweep ...` command; true while it must wait.
+    bool stepSweep(const ScriptCommand& c, ExplorerApp& app);
+    // A `tiles ...` command; true while it must wait.
+    bool stepTiles(const ScriptCommand& c, ExplorerApp& app);
 
     Script m_script;
     std::size_t m_pc = 0;

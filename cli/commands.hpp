@@ -5,8 +5,11 @@
 #include "compile/variant_build.hpp"
 #include "compile/compiler.hpp"
 #include "run/variant_run.hpp"
+#include "sweep/sweep.hpp"
 #include "templates/template_library.hpp"
 
+#include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +44,22 @@ struct GenerateArgs {
     std::string outputDir;
 };
 int generate(const Context& ctx, const GenerateArgs& args);
+
+// kx generate TEMPLATE --output-dir DIR --gpu-target sm_80,sm_90 [--datatype f16,bf16]
+// [--layout rcr,rrr] [--variants P=v1,v2]... [--preselected NAME] [-j N] [--cubin]: every config of
+// the space for every target written as DIR/<arch>/<name>.cu (and .cubin), configs that break a
+// constraint on a target listed with the reason, and DIR/index.json describing all of it.
+struct GenerateBatchArgs {
+    std::vector<std::string> gpuTargets;  // "sm_80,sm_90" items
+    std::vector<std::string> datatypes;   // values of the template's dtype parameter
+    std::vector<std::string> layouts;     // values of its layout parameter
+    std::vector<std::string> variants;    // more parameters to vary, as `kx sweep --vary`
+    std::string preselected;
+    int jobs = 0;
+    bool cubin = false;
+    bool requested() const { return !gpuTargets.empty() || !datatypes.empty() || !layouts.empty() || !variants.empty() || !preselected.empty() || cubin; }
+};
+int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBatchArgs& batch);
 
 struct CompileArgs {
     VariantArgs variant;
@@ -95,12 +114,94 @@ struct SessionArgs {
     std::string notes;            // note: the text
     std::string format = "json";  // export: "json" (everything but artifact bytes) or "csv" (one row per run)
     std::string output;           // export: file to write (default stdout)
+    std::vector<std::string> inputs;  // merge: the sessions merged into `file`
 };
 int sessionNew(const SessionArgs& args);
 int sessionList(const SessionArgs& args);
 int sessionShow(const SessionArgs& args);
 int sessionExport(const SessionArgs& args);
 int sessionNote(const SessionArgs& args);
+// kx session merge OUT IN...: each IN merged into OUT (created when absent) by
+// SessionStore::mergeFrom's rules; merging the same file again adds nothing.
+int sessionMerge(const SessionArgs& args);
+
+// kx sweep: see README.md "Sweeps". Exit 0 when the sweep finished (pruned and failed configs
+// are results, not errors), 130 when Ctrl-C stopped it (what finished is kept), 1 when the
+// session could not be written, 2 on bad input.
+struct SweepArgs {
+    VariantArgs variant;                 // --set: the base config; arch "native": the first GPU's
+    std::vector<std::string> varies;     // "BM=64,128", "BM", "STAGES=2..4"
+    std::string preselected;             // a set of templates/<id>/preselected.xml
+    std::string configsFile;             // a config list (engine/sweep/slurm.hpp's format)
+    unsigned long long sample = 0;       // draw this many configs of the space (0: all)
+    unsigned long long seed = 1;         // of the draw
+    bool validOnly = false;              // leave out (and count) configs that break constraints, before the draw
+    std::vector<std::string> sizes;
+    std::string session;
+    std::string name;                    // the sweep's name in the session
+    std::string sweepId;                 // the sweep's uid (shards of one sweep share it)
+    std::string csv;                     // write CSV here ("-": stdout)
+    bool json = false;
+    int jobs = 0;                        // compile threads (0: one per hardware thread)
+    std::string devices = "0";           // "all" or "0,1"
+    bool compileOnly = false;
+    int reps = 20;
+    int warmup = 5;
+    double timeout = 10;
+    bool noBaseline = false;
+    long long maxSpillBytes = 0;         // prune configs that spill more
+    bool allowSpills = false;            // never prune for spills
+    int maxRegs = 0;                     // prune configs over this many registers per thread
+    std::string rooflineDevice;          // assets/devices id of the predicted roofline
+    int autotune = 0;                    // re-time the top K
+    int autotuneRounds = 5;
+    int autotuneReps = 100;
+    std::string presetName;              // the winner's preset name
+    std::string emitSlurm;               // write a Slurm job array here instead of sweeping
+    int shards = 4;
+    std::string slurmTime = "01:00:00";
+};
+int sweep(const Context& ctx, const SweepArgs& args);
+
+// A sweep's progress on stderr: a bar redrawn on a terminal, a plain line per tenth otherwise.
+class SweepProgress {
+public:
+    SweepProgress(bool quiet, std::string what);
+    void update(const engine::SweepCounts& counts, bool final = false);
+
+private:
+    bool m_tty;
+    bool m_quiet;
+    std::string m_what;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastLine{};
+    int m_lastTenth = -1;
+};
+
+// kx tutorial list | show NAME | check NAME --session FILE (tutorials/ under dataRoot). check
+// returns 0 when every checkpoint passes, 1 otherwise (a checkpoint needing a GPU run that the
+// session lacks does not pass); an unknown tutorial or a bad session throws InputError.
+struct TutorialArgs {
+    std::filesystem::path dataRoot;
+    std::string name;
+    std::string session;          // list: show progress from it; check: the session judged
+};
+int tutorialList(const TutorialArgs& args);
+int tutorialShow(const Context& ctx, const TutorialArgs& args);
+int tutorialCheck(const Context& ctx, const TutorialArgs& args);
+
+// kx tiles: the tile layout of a config (block tiles in raster order, waves on a device, warp
+// tiles, fragments, K loop, shared-memory stages; README.md "Tile visualizer"). Registers for the
+// occupancy: --regs, else ptxas's count from an NVRTC compile, else the manifest's estimate.
+struct TilesArgs {
+    VariantArgs variant;
+    std::vector<std::string> sizes;
+    std::string device;      // assets/devices id; default: the arch's (the H100 SXM for sm_90)
+    int regs = -1;           // registers per thread; -1: compile (or estimate with noCompile)
+    bool noCompile = false;
+    bool json = false;
+};
+int tiles(const Context& ctx, const TilesArgs& args);
 
 // For `kx run --session FILE`, before the run: throws InputError when FILE exists but is not a
 // writable session, or is absent and cannot be created, so no GPU time is spent for nothing.

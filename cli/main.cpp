@@ -35,6 +35,15 @@ int main(int argc, char** argv) {
     generate->add_option("--lang", gen.lang, "cuda or hip")->check(CLI::IsMember({"cuda", "hip"}));
     auto* genOut = generate->add_option("-o,--output", gen.outputFile, "Output file (default stdout)");
     generate->add_option("--output-dir", gen.outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
+    cli::GenerateBatchArgs genBatch;
+    generate->get_option("--arch")->required(false);  // a batch names --gpu-target instead
+    generate->add_option("--gpu-target", genBatch.gpuTargets, "Batch: arches to generate for, e.g. sm_80,sm_90 (one folder each)")->delimiter(',');
+    generate->add_option("--datatype", genBatch.datatypes, "Batch: dtype values, e.g. f16,bf16")->delimiter(',');
+    generate->add_option("--layout", genBatch.layouts, "Batch: layout values, e.g. rcr,rrr")->delimiter(',');
+    generate->add_option("--variants", genBatch.variants, "Batch: more parameters to vary, as kx sweep --vary (repeatable)");
+    generate->add_option("--preselected", genBatch.preselected, "Batch: a set of the template's preselected.xml");
+    generate->add_option("-j,--jobs", genBatch.jobs, "Batch: compile threads for --cubin")->check(CLI::Range(1, 1024));
+    generate->add_flag("--cubin", genBatch.cubin, "Batch: compile each config to DIR/<arch>/<name>.cubin too");
 
     cli::CompileArgs comp;
     CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC and print PTX, CUBIN, SASS or resources");
@@ -93,6 +102,44 @@ int main(int argc, char** argv) {
     sessionExport->add_option("file", sess.file, "Session file (.kxs)")->required();
     sessionExport->add_option("--format", sess.format, "json or csv")->check(CLI::IsMember({"json", "csv"}));
     sessionExport->add_option("-o,--output", sess.output, "Output file (default stdout)");
+    CLI::App* sessionMerge = sessionCmd->add_subcommand("merge", "Merge sessions into one (idempotent; same template, arch and config make one variant)");
+    sessionMerge->add_option("out", sess.file, "Session file written (created when absent)")->required();
+    sessionMerge->add_option("in", sess.inputs, "Sessions merged into it")->required();
+
+    cli::SweepArgs sw;
+    CLI::App* sweepCmd = app.add_subcommand("sweep", "Compile (and run on every GPU given) a space of a template's configs; every outcome is kept");
+    addVariant(sweepCmd, sw.variant);
+    sweepCmd->add_option("--vary", sw.varies, "Parameter to vary: P (all allowed values), P=v1,v2 or P=lo..hi (repeatable)");
+    sweepCmd->add_option("--preselected", sw.preselected, "A named set of templates/<id>/preselected.xml");
+    sweepCmd->add_option("--configs", sw.configsFile, "File of configs, one KEY=VALUE,... line each");
+    sweepCmd->add_option("--sample", sw.sample, "Draw this many configs of the space at random");
+    sweepCmd->add_option("--seed", sw.seed, "Seed of --sample");
+    sweepCmd->add_flag("--valid-only", sw.validOnly, "Leave out configs that break constraints (counted on stderr), then draw --sample");
+    sweepCmd->add_option("--size", sw.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
+    sweepCmd->add_option("--session", sw.session, "Record every config's outcome in this session file; created when absent");
+    sweepCmd->add_option("--name", sw.name, "The sweep's name in the session");
+    sweepCmd->add_option("--sweep-id", sw.sweepId, "The sweep's id (shards of one sweep share it and merge into one)");
+    auto* sweepCsv = sweepCmd->add_option("--csv", sw.csv, "Write one CSV row per config to FILE ('-': stdout)");
+    sweepCmd->add_flag("--json", sw.json, "Every config's result as JSON on stdout")->excludes(sweepCsv);
+    sweepCmd->add_option("-j,--jobs", sw.jobs, "Compile threads (default: one per hardware thread)")->check(CLI::Range(1, 1024));
+    sweepCmd->add_option("--devices", sw.devices, "GPUs to run on: 0,1 or all (default 0)");
+    sweepCmd->add_flag("--compile-only", sw.compileOnly, "Compile and predict only (what runs without a GPU)");
+    sweepCmd->add_option("--reps", sw.reps, "Timed repetitions per config")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--warmup", sw.warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
+    sweepCmd->add_option("--timeout", sw.timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
+    sweepCmd->add_flag("--no-baseline", sw.noBaseline, "Skip the baselines (cuBLAS, CUB, copy)");
+    auto* allowSpills = sweepCmd->add_flag("--allow-spills", sw.allowSpills, "Run configs that spill registers (default: pruned)");
+    sweepCmd->add_option("--max-spill-bytes", sw.maxSpillBytes, "Prune configs spilling more bytes (default 0)")->excludes(allowSpills);
+    sweepCmd->add_option("--max-regs", sw.maxRegs, "Prune configs using more registers per thread")->check(CLI::Range(1, 255));
+    sweepCmd->add_option("--roofline-device", sw.rooflineDevice, "Device of the predicted roofline (default: the arch's; see assets/devices)");
+    sweepCmd->add_option("--autotune", sw.autotune, "Re-time the K fastest in rounds with more repetitions; keep the winner as a preset")
+        ->check(CLI::Range(1, 1000));
+    sweepCmd->add_option("--autotune-rounds", sw.autotuneRounds, "Rounds per autotune candidate")->check(CLI::Range(1, 100));
+    sweepCmd->add_option("--autotune-reps", sw.autotuneReps, "Repetitions per autotune round")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--preset", sw.presetName, "Name of the autotune winner's preset in the session");
+    sweepCmd->add_option("--emit-slurm", sw.emitSlurm, "Write a Slurm job array (script and shard lists) to DIR instead of sweeping");
+    sweepCmd->add_option("--shards", sw.shards, "Array tasks of --emit-slurm")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--slurm-time", sw.slurmTime, "Time limit of each array task (#SBATCH --time)");
 
     cli::CalibrateArgs cal;
     CLI::App* calibrateCmd = app.add_subcommand("calibrate", "Measure the GPU's copy bandwidth and cuBLAS GEMM throughput per dtype");
@@ -100,6 +147,27 @@ int main(int argc, char** argv) {
     calibrateCmd->add_option("--gemm-size", cal.gemmSize, "GEMM size (cube)")->check(CLI::Range(256, 32768));
     calibrateCmd->add_option("--reps", cal.reps, "Timed repetitions")->check(CLI::Range(1, 10000));
     calibrateCmd->add_flag("--json", cal.json, "JSON output");
+
+    cli::TutorialArgs tut;
+    CLI::App* tutorialCmd = app.add_subcommand("tutorial", "Guided tutorials: list them, read one, check a session against its checkpoints");
+    tutorialCmd->require_subcommand(1);
+    CLI::App* tutorialList = tutorialCmd->add_subcommand("list", "List the tutorials in learning order");
+    tutorialList->add_option("--session", tut.session, "Show the progress kept in this session file");
+    CLI::App* tutorialShow = tutorialCmd->add_subcommand("show", "Print a tutorial: its steps, actions, checkpoints and recorded runs");
+    tutorialShow->add_option("name", tut.name, "Tutorial id (see 'kx tutorial list')")->required();
+    CLI::App* tutorialCheck = tutorialCmd->add_subcommand("check", "Judge a session's variants and runs against a tutorial's checkpoints (exit 0 when all pass)");
+    tutorialCheck->add_option("name", tut.name, "Tutorial id (see 'kx tutorial list')")->required();
+    tutorialCheck->add_option("--session", tut.session, "Session file (.kxs)")->required();
+
+    cli::TilesArgs tilesArgs;
+    CLI::App* tilesCmd = app.add_subcommand("tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory");
+    addVariant(tilesCmd, tilesArgs.variant);
+    tilesCmd->add_option("--size", tilesArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
+    tilesCmd->add_option("--device", tilesArgs.device, "Device of the SM count (assets/devices id; default: the arch's)");
+    tilesCmd->add_option("--regs", tilesArgs.regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
+        ->check(CLI::Range(0, 255));
+    tilesCmd->add_flag("--no-compile", tilesArgs.noCompile, "Use the manifest's register estimate instead of compiling");
+    tilesCmd->add_flag("--json", tilesArgs.json, "The whole scene as JSON");
 
     // Name an unknown command plainly instead of CLI11's "A subcommand is required".
     for (int i = 1; i < argc; ++i) {
@@ -138,7 +206,9 @@ int main(int argc, char** argv) {
 
         if (*templates) return cli::listTemplates(ctx, json);
         if (*arches) return cli::listArches(ctx, json);
-        if (*generate) return cli::generate(ctx, gen);
+        if (*generate && !genBatch.requested() && gen.variant.arch.empty())
+            throw engine::InputError("generate needs --arch (or --gpu-target for a batch)");
+        if (*generate) return genBatch.requested() ? cli::generateBatch(ctx, gen, genBatch) : cli::generate(ctx, gen);
         if (*compile) return cli::compile(ctx, comp);
         if (*mix) return cli::instructionMix(ctx, mixArgs);
         if (*occupancy) return cli::occupancy(ctx, occ);
@@ -149,6 +219,13 @@ int main(int argc, char** argv) {
         if (*sessionShow) return cli::sessionShow(sess);
         if (*sessionExport) return cli::sessionExport(sess);
         if (*sessionNote) return cli::sessionNote(sess);
+        if (*sessionMerge) return cli::sessionMerge(sess);
+        if (*sweepCmd) return cli::sweep(ctx, sw);
+        if (*tilesCmd) return cli::tiles(ctx, tilesArgs);
+        tut.dataRoot = root;
+        if (*tutorialList) return cli::tutorialList(tut);
+        if (*tutorialShow) return cli::tutorialShow(ctx, tut);
+        if (*tutorialCheck) return cli::tutorialCheck(ctx, tut);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;

@@ -1,4 +1,4 @@
-// kx session new|list|show|export, and the recording of `kx run --session`.
+// kx session new|list|show|export|merge, and the recording of `kx run --session`.
 #include "commands.hpp"
 
 #include "run/calibration.hpp"
@@ -160,6 +160,21 @@ std::string recordRun(const std::string& file, const std::string& variantName, c
         recorded = store.variant(id)->name + " (run " + std::to_string(run) + ")";
     });
     return recorded;
+}
+
+int sessionMerge(const SessionArgs& args) {
+    if (args.inputs.empty()) throw InputError("kx session merge OUT IN...: name at least one session to merge");
+    std::error_code ec;
+    SessionStore out = std::filesystem::exists(args.file, ec) ? SessionStore::open(args.file) : SessionStore::create(args.file);
+    for (const std::string& in : args.inputs) {
+        const SessionStore source = SessionStore::open(in);
+        const MergeStats s = out.mergeFrom(source);
+        fmt::print("{}: {} variant{} added, {} already there; {} run{} added, {} already there; {} sweep point{} added, {} kept\n", in,
+                   s.variantsAdded, s.variantsAdded == 1 ? "" : "s", s.variantsMerged, s.runsAdded, s.runsAdded == 1 ? "" : "s",
+                   s.runsSkipped, s.pointsAdded, s.pointsAdded == 1 ? "" : "s", s.pointsKept);
+    }
+    fmt::print("{}: {} variants, {} sweep{}\n", args.file, out.variants().size(), out.sweeps().size(), out.sweeps().size() == 1 ? "" : "s");
+    return 0;
 }
 
 }  // namespace kx::cli

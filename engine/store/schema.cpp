@@ -60,6 +60,51 @@ CREATE TABLE tutorial_progress (
 );
 )sql";
 
+// Version 2: sweeps. A sweep is a space of configs explored together; each of its points keeps
+// its outcome (pruned, failed, compiled, measured, not reached) with the reason, and links the
+// variant and run it made when there is one. `uid` identifies a sweep across files, so the
+// shards of one sweep merge into one. Presets are named configs kept in the session (autotune's
+// winners).
+const char* const kSchemaV2 = R"sql(
+CREATE TABLE sweeps (
+    id          INTEGER PRIMARY KEY,
+    uid         TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL,
+    template_id TEXT NOT NULL,
+    arch        TEXT NOT NULL,
+    spec_json   TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE sweep_points (
+    id          INTEGER PRIMARY KEY,
+    sweep_id    INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+    config      TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('pruned', 'compile_failed', 'compiled', 'measured', 'run_failed', 'not_reached')),
+    reason      TEXT NOT NULL DEFAULT '',
+    variant_id  INTEGER REFERENCES variants(id) ON DELETE SET NULL,
+    run_id      INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+    median_ms   REAL,
+    result_json TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    UNIQUE (sweep_id, config)
+);
+CREATE INDEX sweep_points_by_variant ON sweep_points(variant_id);
+CREATE TABLE presets (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    template_id TEXT NOT NULL,
+    arch        TEXT NOT NULL,
+    config      TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    notes       TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL
+);
+)sql";
+
 std::string nowText() {
     const std::time_t now = std::time(nullptr);
     char stamp[32];
@@ -77,7 +122,7 @@ void setMeta(SQLite::Database& db, const std::string& key, const std::string& va
 }  // namespace
 
 const std::vector<Migration>& sessionMigrations() {
-    static const std::vector<Migration> list = {{1, kSchemaV1}};
+    static const std::vector<Migration> list = {{1, kSchemaV1}, {2, kSchemaV2}};
     return list;
 }
 

@@ -4,6 +4,7 @@
 
 #include "run/run_report_json.hpp"
 #include "store/schema.hpp"
+#include "store/store_rows.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -16,7 +17,9 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace kx::engine {
@@ -25,11 +28,7 @@ namespace fs = std::filesystem;
 
 // [SECTION] Helpers
 
-namespace {
-
-constexpr int kBusyTimeoutMs = 5000;
-
-const char* const kVariantColumns = "id, name, template_id, arch, config_json, notes, created_at, updated_at";
+namespace store_detail {
 
 std::string nowText() {
     const std::time_t now = std::time(nullptr);
@@ -37,6 +36,28 @@ std::string nowText() {
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     return stamp;
 }
+
+Config configFrom(const std::string& templateId, const std::string& json, const std::string& where) {
+    Config c;
+    c.templateId = templateId;
+    try {
+        c.values = nlohmann::json::parse(json).get<std::map<std::string, std::string>>();
+    } catch (const nlohmann::json::exception&) {
+        throw InputError(where + ": a variant's config is not valid JSON");
+    }
+    return c;
+}
+
+}  // namespace store_detail
+
+using store_detail::configFrom;
+using store_detail::nowText;
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+const char* const kVariantColumns = "id, name, template_id, arch, config_json, notes, created_at, updated_at";
 
 // No write permission for us, or none for anyone: the second matters when running as root,
 // where access() grants everything, yet a file marked read-only should still be treated so.
@@ -72,17 +93,6 @@ std::string fileUri(const fs::path& path) {
         }
     }
     return uri;
-}
-
-Config configFrom(const std::string& templateId, const std::string& json, const std::string& where) {
-    Config c;
-    c.templateId = templateId;
-    try {
-        c.values = nlohmann::json::parse(json).get<std::map<std::string, std::string>>();
-    } catch (const nlohmann::json::exception&) {
-        throw InputError(where + ": a variant's config is not valid JSON");
-    }
-    return c;
 }
 
 SessionVariant variantFromRow(SQLite::Statement& st, const std::string& where) {
@@ -614,6 +624,25 @@ nlohmann::json SessionStore::exportJson() const {
         variantsJson.push_back(std::move(vj));
     }
     j["variants"] = std::move(variantsJson);
+    j["sweeps"] = nlohmann::json::array();
+    for (const StoredSweep& s : sweeps()) {
+        nlohmann::json sj = {{"uid", s.uid},   {"name", s.name},   {"template", s.templateId}, {"arch", s.arch},
+                             {"state", s.state}, {"created_at", s.createdAt}, {"updated_at", s.updatedAt}};
+        sj["spec"] = nlohmann::json::parse(s.specJson, nullptr, false);
+        sj["points"] = nlohmann::json::array();
+        for (const StoredSweepPoint& p : sweepPoints(s.id)) {
+            nlohmann::json pj = {{"name", p.name}, {"config", p.config.values}, {"status", p.status}, {"reason", p.reason}};
+            pj["variant_id"] = p.variantId ? nlohmann::json(*p.variantId) : nlohmann::json(nullptr);
+            pj["run_id"] = p.runId ? nlohmann::json(*p.runId) : nlohmann::json(nullptr);
+            pj["result"] = nlohmann::json::parse(p.resultJson, nullptr, false);
+            sj["points"].push_back(std::move(pj));
+        }
+        j["sweeps"].push_back(std::move(sj));
+    }
+    j["presets"] = nlohmann::json::array();
+    for (const StoredPreset& p : presets())
+        j["presets"].push_back({{"name", p.name}, {"template", p.config.templateId}, {"arch", p.arch}, {"config", p.config.values},
+                                {"notes", p.notes}, {"created_at", p.createdAt}});
     j["tutorial_progress"] = nlohmann::json::array();
     for (const TutorialProgress& t : allTutorialProgress())
         j["tutorial_progress"].push_back({{"tutorial", t.tutorialId}, {"step", t.step}, {"state", t.state}, {"updated_at", t.updatedAt}});

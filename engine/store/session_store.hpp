@@ -14,6 +14,16 @@
 //                               created_at
 //   tutorial_progress           tutorial_id, step, state, updated_at
 //   meta "editor_state"         the app's editor state as JSON (setEditorState)
+// Schema version 2 adds:
+//   sweeps                      id, uid (unique; shards of one sweep share it), name, template_id,
+//                               arch, spec_json (the space and options), state, created_at, updated_at
+//   sweep_points                id, sweep_id, config, config_json, name, status (pruned |
+//                               compile_failed | compiled | measured | run_failed | not_reached),
+//                               reason, variant_id, run_id (NULL when none), median_ms (measured
+//                               only), result_json (resources, occupancy, prediction), created_at;
+//                               one point per (sweep_id, config)
+//   presets                     id, name (unique), template_id, arch, config, config_json, notes,
+//                               created_at: named configs (an autotune's winner)
 //
 // [SECTION] Guarantees
 // - Every public call that changes the file is one transaction (or part of the caller's
@@ -88,6 +98,53 @@ struct StoredRun {
     std::string createdAt;
 };
 
+// A sweep of a template's configs (engine/sweep/); its points are StoredSweepPoints.
+struct StoredSweep {
+    std::int64_t id = 0;
+    std::string uid;           // the same in every shard of one sweep, so they merge into one
+    std::string name;
+    std::string templateId;
+    std::string arch;
+    std::string specJson;      // the space and the options it was swept with
+    std::string state;         // "running", "finished", "stopped"
+    std::string createdAt, updatedAt;
+};
+
+struct StoredSweepPoint {
+    std::int64_t id = 0;
+    std::int64_t sweepId = 0;
+    Config config;
+    std::string name;          // the config's procedural name
+    std::string status;        // pruned, compile_failed, compiled, measured, run_failed, not_reached
+    std::string reason;        // why it was pruned, failed or not reached; "" otherwise
+    std::optional<std::int64_t> variantId;  // the variant it made (compiled ones)
+    std::optional<std::int64_t> runId;      // its run (measured and run_failed ones)
+    std::optional<double> medianMs;          // measured ones
+    std::string resultJson;    // resources, occupancy, prediction, timing (engine/sweep/sweep_result.hpp)
+    std::string createdAt;
+};
+
+struct StoredPreset {
+    std::int64_t id = 0;
+    std::string name;
+    std::string arch;
+    Config config;
+    std::string notes;
+    std::string createdAt;
+};
+
+// What SessionStore::mergeFrom did.
+struct MergeStats {
+    int variantsAdded = 0;     // variants new to the target
+    int variantsMerged = 0;    // variants the target already had (same template, arch and config)
+    int runsAdded = 0;
+    int runsSkipped = 0;       // already there (same variant, device, time and report)
+    int sweepsAdded = 0;
+    int pointsAdded = 0;       // sweep points new to the target, or further along than its own
+    int pointsKept = 0;        // sweep points the target already had as far along
+    int presetsAdded = 0;
+};
+
 struct TutorialProgress {
     std::string tutorialId;
     int step = 0;
@@ -158,6 +215,37 @@ public:
     // JSON, so reopening the session puts the user back where they were. "" when never set.
     void setEditorState(const std::string& json);
     std::string editorState() const;
+
+    // [SECTION] Sweeps (schema 2). Unknown ids throw InputError.
+    // The sweep with this uid, added when there is none; throws InputError when the uid names a
+    // sweep of another template or arch.
+    std::int64_t findOrAddSweep(const StoredSweep& sweep);
+    void setSweepState(std::int64_t sweepId, const std::string& state);
+    std::vector<StoredSweep> sweeps() const;                               // by id
+    std::optional<StoredSweep> findSweep(const std::string& uid) const;
+    // Adds the point, or replaces the sweep's point of the same config. Returns its id.
+    std::int64_t putSweepPoint(const StoredSweepPoint& point);
+    std::vector<StoredSweepPoint> sweepPoints(std::int64_t sweepId) const;  // by id
+
+    // [SECTION] Presets: named configs. setPreset replaces a preset of the same name.
+    std::int64_t setPreset(const std::string& name, const std::string& arch, const Config& config, const std::string& notes = "");
+    std::vector<StoredPreset> presets() const;                              // by name
+    std::optional<StoredPreset> findPreset(const std::string& name) const;
+
+    // [SECTION] Merge. Adds everything of `other` to this session in one transaction; merging
+    // the same file twice changes nothing the second time. The rules:
+    // - Variants are the same when template, arch and config are: one variant, with the runs of
+    //   both; a run already there (same device, time and report) is not added again; artifact
+    //   kinds it lacks are taken from `other`; its name and notes are this session's (`other`'s
+    //   notes when it has none). A new variant keeps its name, or "NAME-2", "NAME-3"... when taken.
+    // - Sweeps are the same when their uid is: one sweep, with each config once; a point from
+    //   `other` replaces this session's only when it got further (not reached < pruned, failed
+    //   to compile, compiled < run failed < measured).
+    // - Presets: a name already here with the same config and arch is skipped; another config
+    //   under a taken name is added as "NAME-2"...
+    // - Tutorial progress: the more recently updated of the two. The editor state stays this one's.
+    // Throws InputError when `other` is this session's file.
+    MergeStats mergeFrom(const SessionStore& other);
 
     // [SECTION] Copy. Writes a consistent copy of the whole session to `target` (VACUUM INTO a
     // temporary file next to it, then a rename): `target` is replaced whole or not at all, never

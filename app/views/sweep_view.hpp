@@ -1,0 +1,52 @@
+// Sweep: explore a space of the editor's template at once. Tick the parameters to vary and edit
+// their values, Start (Stop keeps what finished); while the sweep runs off the UI thread, a
+// heatmap of two varied parameters fills in (colour = TFLOP/s, GB/s, % of baseline or time when
+// measured; occupancy, registers or the predicted roof when compiling only), pruned, failed and
+// spilling cells marked with the reason on hover; a scatter of time (or registers) against
+// occupancy; a sortable table of every config. Clicking a cell or a row loads that config into
+// the editor. Export CSV, keep the best in the session.
+//
+// A large floating window (Run > Sweep configs, Ctrl+Shift+W), like Compare. Everything drawn is
+// derived by SweepModel::update(); the view only lays it out.
+#pragma once
+
+#include "sweep_model.hpp"
+#include "views/view.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kx::app {
+
+class SweepView final : public View {
+public:
+    SweepView(ViewContext context, SweepModel& sweeps);
+    bool inViewMenu() const override { return true; }
+    const std::string& lastMessage() const { return m_message; }
+
+protected:
+    void drawContent() override;
+    void placeWindow() override;
+
+private:
+    void drawSetup();
+    void drawProgress();
+    void drawHeatmap(float width, float height);
+    void drawScatter(float width, float height);
+    void drawTable(float height);
+    void drawActions();
+    // The point's figures and outcome, for tooltips.
+    std::string describe(int point) const;
+    ImU32 rampColour(double t) const;  // 0..1 to the heatmap's colour ramp
+
+    SweepModel& m_sweeps;
+    std::string m_message;
+    std::string m_csvPath = "sweep.csv";
+    int m_keepCount = 3;
+    bool m_scatterRegisters = false;        // x of the scatter: registers instead of occupancy
+    std::vector<int> m_order;               // table rows, sorted
+    std::uint64_t m_orderRevision = ~0ull;
+};
+
+}  // namespace kx::app

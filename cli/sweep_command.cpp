@@ -1,0 +1,455 @@
+// kx sweep: a space of a template's configs compiled in parallel, pruned, run on every GPU
+// given, with progress on stderr, Ctrl-C keeping what finished, and every config's outcome in
+// the session; --emit-slurm writes the same sweep as a Slurm job array instead.
+#include "commands.hpp"
+
+#include "run/calibration.hpp"
+#include "store/session_record.hpp"
+#include "store/session_store.hpp"
+#include "sweep/autotune.hpp"
+#include "sweep/preselected.hpp"
+#include "sweep/slurm.hpp"
+#include "sweep/space.hpp"
+#include "sweep/sweep.hpp"
+#include "sweep/sweep_record.hpp"
+#include "jobs/job_queue.hpp"
+#include "util/data_paths.hpp"
+#include "util/error.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace kx::cli {
+using namespace kx::engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// [SECTION] Ctrl-C: the handler only sets a flag; the main loop cancels the sweep.
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) {
+    g_interrupted.store(true);
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+std::string durationText(double seconds) {
+    if (seconds < 0) return "?";
+    const long long s = static_cast<long long>(seconds + 0.5);
+    if (s < 60) return fmt::format("{}s", s);
+    if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+    return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+// [SECTION] What to sweep
+
+std::vector<int> parseDevices(const std::string& text, int available) {
+    std::vector<int> devices;
+    if (text == "all") {
+        for (int d = 0; d < available; ++d) devices.push_back(d);
+        return devices;
+    }
+    std::stringstream items(text);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        int d = -1;
+        try {
+            std::size_t used = 0;
+            d = std::stoi(item, &used);
+            if (used != item.size()) d = -1;
+        } catch (const std::exception&) {
+        }
+        if (d < 0) throw InputError("--devices expects 'all' or GPU indices such as 0,1; got '" + item + "'");
+        if (d >= available)
+            throw InputError(fmt::format("--devices {}: this machine has {} GPU{}", d, available, available == 1 ? "" : "s"));
+        if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+    }
+    if (devices.empty()) throw InputError("--devices names no GPU");
+    return devices;
+}
+
+// The GPUs of this machine as the runner sees them; empty with *why set when it cannot run.
+nlohmann::json gpuList(RunnerClient& runner, std::string* why) {
+    const nlohmann::json hello = runner.request({{"cmd", "hello"}}, 30);
+    if (!hello.value("ok", false) || !hello.value("driver", false)) {
+        *why = hello.value("error", std::string("no NVIDIA driver"));
+        return nlohmann::json::array();
+    }
+    const nlohmann::json devices = listDevices(runner);
+    if (!devices.value("ok", false)) {
+        *why = devices.value("error", std::string("no CUDA device"));
+        return nlohmann::json::array();
+    }
+    return devices.at("devices");
+}
+
+nlohmann::json specJson(const SweepArgs& args, const SweepSpace& space, const Template& tmpl, const Arch& arch, const SizeMap& sizes,
+                        std::size_t configs) {
+    nlohmann::json axes = nlohmann::json::array();
+    for (const SweepAxis& a : space.axes) axes.push_back({{"param", a.param}, {"values", a.values}});
+    nlohmann::json spec = {{"template", tmpl.id()},
+                           {"arch", arch.name},
+                           {"base", space.bases.front().values},
+                           {"bases", space.bases.size()},
+                           {"axes", axes},
+                           {"preselected", args.preselected},
+                           {"configs_file", args.configsFile},
+                           {"sample", args.sample},
+                           {"seed", args.seed},
+                           {"sizes", sizes},
+                           {"configs", configs},
+                           {"compile_only", args.compileOnly},
+                           {"reps", args.reps},
+                           {"max_spill_bytes", args.allowSpills ? -1 : args.maxSpillBytes},
+                           {"max_registers", args.maxRegs}};
+    return spec;
+}
+
+// [SECTION] Output
+
+// Measured first (fastest first), then compiled, then the rest, each in sweep order.
+std::vector<SweepPoint> ordered(std::vector<SweepPoint> points) {
+    auto rank = [](const SweepPoint& p) {
+        if (p.measured()) return 0;
+        if (p.status == PointStatus::Compiled) return 1;
+        return 2;
+    };
+    std::stable_sort(points.begin(), points.end(), [&](const SweepPoint& a, const SweepPoint& b) {
+        if (rank(a) != rank(b)) return rank(a) < rank(b);
+        if (rank(a) == 0) return a.medianMs() < b.medianMs();
+        return a.index < b.index;
+    });
+    return points;
+}
+
+void printTable(const std::vector<SweepPoint>& points, const Template& tmpl, const Arch& arch, bool anyRoof) {
+    std::size_t width = 6;
+    for (const SweepPoint& p : points) width = std::max(width, p.name.size());
+    fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>7}  {:>9} {:>8} {:>6}  {}\n", "STATUS", "CONFIG", width, "REGS", "SPILL",
+               "SMEM", "OCC", anyRoof ? "ROOF*" : "", "MS", "TFLOP/S", "%BASE", "REASON");
+    for (const SweepPoint& p : points) {
+        const PointResources* r = p.resources ? &*p.resources : nullptr;
+        const PointPrediction* q = p.prediction ? &*p.prediction : nullptr;
+        fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>7}  {:>9} {:>8} {:>6}  {}\n", pointStatusName(p.status), p.name, width,
+                   r ? std::to_string(r->registers) : "-", r ? std::to_string(r->spillBytes()) : "-",
+                   r ? std::to_string(r->staticSmemBytes + r->dynamicSmemBytes) : "-",
+                   q ? fmt::format("{:.0f}%", 100 * q->occupancy) : "-",
+                   q && q->rooflineTflops > 0 ? fmt::format("{:.1f}", q->rooflineTflops) : "",
+                   p.measured() ? fmt::format("{:.4f}", p.medianMs()) : "-", p.measured() ? fmt::format("{:.2f}", p.run->tflops) : "-",
+                   p.pctOfBaseline() > 0 ? fmt::format("{:.1f}", p.pctOfBaseline()) : "-", p.reason);
+    }
+    if (anyRoof)
+        for (const SweepPoint& p : points)
+            if (p.prediction && p.prediction->rooflineTflops > 0) {
+                fmt::print("* ROOF: predicted, not measured: the {} roofline of {} at the template's arithmetic intensity "
+                           "({:.1f} FLOP/byte), TFLOP/s; {} for {}\n",
+                           unitLabel(p.prediction->rooflineUnit), p.prediction->rooflineDevice, p.prediction->ai, tmpl.id(), arch.name);
+                break;
+            }
+}
+
+void writeText(const std::string& file, const std::string& text) {
+    if (file == "-") {
+        std::cout << text;
+        return;
+    }
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw InputError("cannot write " + file);
+}
+
+// The arguments a shard's `kx sweep` needs besides its config list and session.
+std::vector<std::string> shardArgs(const SweepArgs& args, const std::string& arch, const std::string& uid, const std::string& name) {
+    std::vector<std::string> a = {args.variant.templateId, "--arch", arch, "--sweep-id", uid, "--name", name};
+    for (const std::string& s : args.sizes) a.insert(a.end(), {"--size", s});
+    a.insert(a.end(), {"--reps", std::to_string(args.reps), "--warmup", std::to_string(args.warmup), "--timeout",
+                       fmt::format("{}", args.timeout)});
+    if (args.noBaseline) a.push_back("--no-baseline");
+    if (args.allowSpills) a.push_back("--allow-spills");
+    else a.insert(a.end(), {"--max-spill-bytes", std::to_string(args.maxSpillBytes)});
+    if (args.maxRegs > 0) a.insert(a.end(), {"--max-regs", std::to_string(args.maxRegs)});
+    if (args.jobs > 0) a.insert(a.end(), {"-j", std::to_string(args.jobs)});
+    if (!args.rooflineDevice.empty()) a.insert(a.end(), {"--roofline-device", args.rooflineDevice});
+    if (args.compileOnly) a.push_back("--compile-only");
+    return a;
+}
+
+std::string selfPath() {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("kx") : self.string();
+}
+
+}  // namespace
+
+// [SECTION] Progress on stderr
+
+SweepProgress::SweepProgress(bool quiet, std::string what)
+    : m_tty(!quiet && ::isatty(STDERR_FILENO) != 0), m_quiet(quiet), m_what(std::move(what)), m_start(Clock::now()) {}
+
+void SweepProgress::update(const SweepCounts& c, bool final) {
+    if (m_quiet) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - m_start).count();
+    // Work is compiles and runs; constraint pruning is instant and not counted.
+    const int work = c.compilesTotal + c.runsTotal, workDone = c.compilesDone + c.runsDone;
+    const double eta = workDone == 0 ? -1 : elapsed * (work - workDone) / workDone;
+    const std::string counts = fmt::format("{}/{} configs  measured {}  compiled {}  pruned {}  failed {}", c.done(), c.total, c.measured,
+                                           c.compiled, c.pruned, c.compileFailed + c.runFailed);
+    if (m_tty) {
+        constexpr int kWidth = 28;
+        const int filled = c.total > 0 ? kWidth * c.done() / c.total : kWidth;
+        std::cerr << fmt::format("\r\033[K{} [{}{}] {}  {} {}", m_what, std::string(static_cast<std::size_t>(filled), '#'),
+                                 std::string(static_cast<std::size_t>(kWidth - filled), '.'), counts, final ? "took" : "ETA",
+                                 durationText(final ? elapsed : eta));
+        if (final) std::cerr << "\n";
+        std::cerr.flush();
+        return;
+    }
+    // Plain lines: at each tenth of the way, at most one every 2 s, and the last.
+    const int tenth = c.total > 0 ? 10 * c.done() / c.total : 10;
+    const bool due = tenth > m_lastTenth && std::chrono::duration<double>(Clock::now() - m_lastLine).count() >= 2.0;
+    if (!final && !due) return;
+    m_lastTenth = tenth;
+    m_lastLine = Clock::now();
+    std::cerr << fmt::format("kx: {} {}  {} {}\n", m_what, counts, final ? "took" : "ETA", durationText(final ? elapsed : eta));
+}
+
+int sweep(const Context& ctx, const SweepArgs& args) {
+    auto tmpl = ctx.templates.find(args.variant.templateId);
+    if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
+    const Config base = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
+    if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
+
+    // The GPUs, unless only compiling (or only writing a Slurm job).
+    RunnerPool runners;
+    std::vector<int> devices;
+    nlohmann::json gpus = nlohmann::json::array();
+    const bool wantsGpu = !args.compileOnly && args.emitSlurm.empty();
+    if (wantsGpu || args.variant.arch == "native") {
+        std::string why;
+        gpus = gpuList(runners.forDevice(0), &why);
+        if (gpus.empty() && wantsGpu) {
+            if (args.autotune > 0) throw InputError("--autotune needs an NVIDIA GPU: " + why);
+            std::cerr << "kx: cannot run (" << why << "): compiling only; occupancy and roofline figures are predicted\n";
+        } else if (wantsGpu) {
+            devices = parseDevices(args.devices, static_cast<int>(gpus.size()));
+        }
+    }
+    std::string archName = args.variant.arch;
+    const Arch* arch = nullptr;
+    if (archName == "native") {
+        if (gpus.empty()) throw InputError("--arch native needs an NVIDIA GPU: name the arch, e.g. --arch sm_90");
+        archName = gpus[static_cast<std::size_t>(devices.empty() ? 0 : devices.front())].value("arch", "");
+        arch = archForDevice(ctx.arches, archName, *tmpl, base);
+    } else {
+        arch = ctx.arches.findArch(archName);
+    }
+    if (!arch) throw InputError("unknown arch '" + archName + "' (see 'kx arches')");
+
+    // The space.
+    std::vector<Config> bases;
+    if (!args.preselected.empty()) {
+        const auto sets = loadPreselected(*tmpl);
+        for (Config& c : preselectedConfigs(findPreselected(sets, *tmpl, args.preselected, arch->name), base)) bases.push_back(std::move(c));
+    }
+    if (!args.configsFile.empty())
+        for (Config& c : readConfigList(*tmpl, base, args.configsFile)) bases.push_back(std::move(c));
+    if (bases.empty()) bases.push_back(base);
+    const SweepSpace space = makeSpace(*tmpl, bases, args.varies);
+    std::vector<Config> configs;
+    if (args.validOnly) {
+        // Constraints before the draw: N valid configs, and a line saying how many were left out.
+        std::vector<Config> valid;
+        const std::vector<Config> all = spaceConfigs(space);
+        for (const Config& c : all)
+            if (tmpl->validate(c, *arch).empty()) valid.push_back(c);
+        std::cerr << fmt::format("kx: --valid-only: {} of the space's {} configs break constraints and are left out\n", all.size() - valid.size(),
+                                 all.size());
+        configs = sampleConfigs(std::move(valid), args.sample, args.seed);
+    } else {
+        configs = spaceConfigs(space, args.sample, args.seed);
+    }
+    const std::string uid = args.sweepId.empty() ? newSweepUid() : args.sweepId;
+    const std::string name = args.name.empty() ? fmt::format("{} on {}", tmpl->id(), arch->name) : args.name;
+
+    if (!args.emitSlurm.empty()) {
+        SlurmJob job;
+        job.dir = args.emitSlurm;
+        job.shards = args.shards;
+        job.kxPath = selfPath();
+        job.sweepArgs = shardArgs(args, args.variant.arch, uid, name);
+        job.timeLimit = args.slurmTime;
+        const auto files = writeSlurmJob(job, configs);
+        fmt::print("wrote {} ({} configs in {} shard{})\n", files.front().string(), configs.size(), files.size() - 1,
+                   files.size() == 2 ? "" : "s");
+        for (std::size_t i = 1; i < files.size(); ++i) fmt::print("  {}\n", files[i].string());
+        fmt::print("submit: sbatch {}\nthen:   kx session merge sweep.kxs {}/shard_*.kxs\n", files.front().string(),
+                   (fs::path(args.emitSlurm) / "sessions").string());
+        return 0;
+    }
+
+    SweepOptions options;
+    options.sizes = sizes;
+    options.compileThreads = args.jobs;
+    options.devices = devices;
+    options.run.reps = args.reps;
+    options.run.warmup = args.warmup;
+    options.run.timeoutSeconds = args.timeout;
+    options.run.baseline = !args.noBaseline;
+    options.maxSpillBytes = args.allowSpills ? -1 : args.maxSpillBytes;
+    options.maxRegisters = args.maxRegs;
+    if (!args.rooflineDevice.empty()) {
+        const DeviceSpec* d = ctx.arches.findDevice(args.rooflineDevice);
+        if (!d) throw InputError("unknown device '" + args.rooflineDevice + "' for --roofline-device (see assets/devices/)");
+        options.rooflineDevice = *d;
+    } else {
+        options.rooflineDevice = rooflineDeviceFor(ctx.arches, *arch);
+    }
+    Sweep sweep(tmpl, *arch, configs, options);
+
+    // The session, checked before anything is compiled.
+    std::optional<SessionStore> store;
+    std::int64_t sweepId = 0;
+    if (!args.session.empty()) {
+        checkSessionTarget(args.session);
+        std::error_code ec;
+        store.emplace(fs::exists(args.session, ec) ? SessionStore::open(args.session) : SessionStore::create(args.session));
+        StoredSweep s;
+        s.uid = uid;
+        s.name = name;
+        s.templateId = tmpl->id();
+        s.arch = arch->name;
+        s.specJson = specJson(args, space, *tmpl, *arch, sizes, configs.size()).dump();
+        sweepId = store->findOrAddSweep(s);
+        store->setSweepState(sweepId, "running");
+    }
+    if (!args.json)
+        std::cerr << fmt::format("kx: sweeping {} config{} of {} for {} ({} in the space){}\n", configs.size(), configs.size() == 1 ? "" : "s",
+                                 tmpl->id(), arch->name, space.size(),
+                                 devices.empty() ? ", compile only" : fmt::format(" on {} GPU{}", devices.size(), devices.size() == 1 ? "" : "s"));
+
+    // The sweep runs on a worker; this thread records what finishes and draws the progress.
+    Compiler compiler(cacheRoot() / "nvrtc");
+    g_interrupted.store(false);
+    const auto previous = std::signal(SIGINT, onInterrupt);
+    JobQueue worker(1);
+    std::atomic<bool> finished{false};
+    worker.submit("sweep", [&](Job&) {
+        try {
+            sweep.run(compiler, devices.empty() ? nullptr : &runners);
+        } catch (...) {
+        }
+        finished.store(true);
+    });
+    SweepProgress progress(args.json && !::isatty(STDERR_FILENO), "sweep");
+    std::string recordError;
+    auto record = [&] {
+        for (const SweepPoint& p : sweep.takeFinished()) {
+            if (!store || !recordError.empty()) continue;
+            try {
+                recordSweepPoint(*store, sweepId, arch->name, p);
+            } catch (const std::exception& e) {
+                recordError = e.what();  // keep sweeping; say so at the end
+                sweep.cancel();
+            }
+        }
+    };
+    while (!finished.load()) {
+        if (g_interrupted.load() && !sweep.cancelled()) {
+            sweep.cancel();
+            std::cerr << "\nkx: stopping: the compiles and runs under way finish, the rest is marked not reached\n";
+        }
+        record();
+        progress.update(sweep.counts());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    record();
+    progress.update(sweep.counts(), true);
+    std::signal(SIGINT, previous);
+    const bool stopped = sweep.cancelled();
+    if (store && recordError.empty()) store->setSweepState(sweepId, stopped ? "stopped" : "finished");
+
+    std::vector<SweepPoint> points = sweep.points();
+
+    // Autotune: the fastest k again, several interleaved rounds with more repetitions, on one GPU.
+    nlohmann::json autotuneJson = nullptr;
+    if (args.autotune > 0 && !stopped) {
+        RunOptions more = options.run;
+        more.device = devices.front();
+        more.reps = args.autotuneReps;
+        more.baseline = false;
+        RunnerClient& runner = runners.forDevice(devices.front());
+        std::signal(SIGINT, onInterrupt);
+        const AutotuneResult tuned = autotune(
+            points, args.autotune, args.autotuneRounds,
+            [&](const SweepPoint& p) { return runVariant(runner, *tmpl, p.config, *arch, sizes, *p.compiled, more); },
+            [] { return g_interrupted.load(); });
+        std::signal(SIGINT, previous);
+        autotuneJson = nlohmann::json::array();
+        if (!args.json) fmt::print(stderr, "kx: autotune: top {} re-timed in {} rounds of {} repetitions on GPU {}\n", tuned.candidates.size(),
+                                   args.autotuneRounds, args.autotuneReps, devices.front());
+        for (const AutotuneCandidate& c : tuned.candidates) {
+            autotuneJson.push_back({{"name", c.name}, {"sweep_ms", c.sweepMs}, {"round_ms", c.roundMs}, {"median_ms", c.medianMs},
+                                    {"min_ms", c.minMs}, {"max_ms", c.maxMs}, {"spread_pct", c.spreadPct}, {"error", c.error}});
+            if (!args.json) {
+                if (c.error.empty())
+                    fmt::print(stderr, "  {:<48} {:.4f} ms median of {} rounds (min {:.4f}, max {:.4f}, spread {:.1f}%)\n", c.name, c.medianMs,
+                               c.roundMs.size(), c.minMs, c.maxMs, c.spreadPct);
+                else
+                    fmt::print(stderr, "  {:<48} {}\n", c.name, c.error);
+            }
+        }
+        if (tuned.winner >= 0) {
+            const AutotuneCandidate& w = tuned.candidates[static_cast<std::size_t>(tuned.winner)];
+            const SweepPoint& p = points[w.pointIndex];
+            const std::string preset = args.presetName.empty() ? fmt::format("best {} {}", tmpl->id(), arch->name) : args.presetName;
+            if (store)
+                store->setPreset(preset, arch->name, p.config,
+                                 fmt::format("autotune winner: {:.4f} ms median of {} rounds (spread {:.1f}%) at {}", w.medianMs,
+                                             w.roundMs.size(), w.spreadPct, nlohmann::json(sizes).dump()));
+            if (!args.json)
+                fmt::print(stderr, "kx: winner {}{}\n  for preselected.xml: {}\n", p.name,
+                           store ? " (kept in the session as preset '" + preset + "')" : "", preselectedConfigXml(*tmpl, p.config));
+        }
+    }
+
+    if (args.json) {
+        nlohmann::json out = {{"sweep", {{"uid", uid}, {"name", name}, {"template", tmpl->id()}, {"arch", arch->name},
+                                         {"state", stopped ? "stopped" : "finished"}, {"space_size", space.size()}}}};
+        out["points"] = nlohmann::json::array();
+        for (const SweepPoint& p : points) out["points"].push_back(sweepPointJson(p));
+        out["autotune"] = autotuneJson;
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+        bool anyRoof = false;
+        for (const SweepPoint& p : points) anyRoof = anyRoof || (p.prediction && p.prediction->rooflineTflops > 0);
+        printTable(ordered(points), *tmpl, *arch, anyRoof);
+    }
+    if (!args.csv.empty()) writeText(args.csv, sweepCsv(*tmpl, points));
+    if (store && !args.json) std::cerr << "kx: recorded in " << args.session << " (sweep " << uid << ")\n";
+    if (!recordError.empty()) {
+        std::cerr << "kx: the session could not be written, the sweep was stopped: " << recordError << "\n";
+        return 1;
+    }
+    if (stopped) {
+        std::cerr << "kx: stopped: the configs finished so far are kept\n";
+        return 130;
+    }
+    return 0;
+}
+
+}  // namespace kx::cli

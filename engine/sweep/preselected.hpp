@@ -1,0 +1,59 @@
+// Preselected sets: named lists of configs worth sweeping on given arches, kept in a template's
+// folder as preselected.xml (CK's preselected instances). The format is in templates/README.md:
+//
+//   <preselected template="gemm_mma">
+//     <set name="tensor_core_tiles" arches="sm_80,sm_90" help="...">
+//       <config BM="128" BN="256" WM="64" WN="64" STAGES="3"/>
+//     </set>
+//   </preselected>
+//
+// A <config> gives some parameters; the others come from the sweep's base config.
+#pragma once
+
+#include "templates/template.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kx::engine {
+
+struct PreselectedConfig {
+    std::map<std::string, std::string> values;  // canonical text, checked against the manifest
+    int line = 0;
+};
+
+struct PreselectedSet {
+    std::string name;
+    std::string help;
+    std::vector<std::string> arches;  // "sm_90"; "any" matches every arch
+    std::vector<PreselectedConfig> configs;
+    std::string file;
+    int line = 0;
+
+    // True when the set names the arch, the arch without its "a"/"f" suffix (sm_90a -> sm_90),
+    // or "any".
+    bool coversArch(const std::string& arch) const;
+};
+
+// The sets of <template folder>/preselected.xml; none when the file is absent. Throws
+// InputError "file:line: reason" on malformed XML, a set without a name or configs, a name used
+// twice for the same arch, an unknown parameter or a value the manifest does not allow.
+std::vector<PreselectedSet> loadPreselected(const Template& tmpl);
+// The same for a file given by path (tests; the template only checks the values).
+std::vector<PreselectedSet> loadPreselected(const Template& tmpl, const std::filesystem::path& file);
+
+// The set named `name` that covers `arch`. Throws InputError listing the template's sets for
+// the arch (or saying there are none) when there is no such set.
+const PreselectedSet& findPreselected(const std::vector<PreselectedSet>& sets, const Template& tmpl, const std::string& name,
+                                      const std::string& arch);
+
+// The set's configs laid over `base` (a full config of tmpl).
+std::vector<Config> preselectedConfigs(const PreselectedSet& set, const Config& base);
+
+// A <config .../> line for the set file: the parameters where `config` differs from the
+// template's defaults (an autotune winner to paste into preselected.xml).
+std::string preselectedConfigXml(const Template& tmpl, const Config& config);
+
+}  // namespace kx::engine

@@ -1,0 +1,270 @@
+// kx sweep and kx session merge as a user runs them, without a GPU: compile-only sweeps into
+// sessions, CSV and JSON, bad input, Ctrl-C, and a Slurm job whose shard tasks really run and
+// whose session files merge (twice, to the same result).
+#include "kx_process.hpp"
+
+#include "store/session_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace kx::test;
+using namespace kx::engine;
+
+namespace {
+
+fs::path fresh(const std::string& name) {
+    const fs::path p = scratchDir() / name;
+    fs::remove_all(p);
+    return p;
+}
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("kx sweep --compile-only records every config with its outcome", "[cli][sweep]") {
+    const fs::path session = fresh("widths.kxs"), csv = fresh("widths.csv");
+    const Outcome o = runKx("sweep map --arch sm_90 --vary VEC --compile-only -j 2 --session " + session.string() + " --csv " + csv.string());
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK_THAT(o.out, Catch::Contains("compiled       map_add_f32_b256_i2_v1_once"));
+    CHECK_THAT(o.out, Catch::Contains("violates 1 constraint: A load of 8 elements"));
+    CHECK_THAT(o.out, Catch::Contains("* ROOF: predicted, not measured"));
+    CHECK_THAT(o.err, Catch::Contains("kx: sweep 4/4 configs"));  // plain progress lines: stderr is not a terminal
+    CHECK_THAT(o.err, Catch::Contains("compile only"));
+    CHECK(lines(slurp(csv)) == 5);
+
+    const SessionStore store = SessionStore::open(session);
+    REQUIRE(store.sweeps().size() == 1);
+    const StoredSweep sweep = store.sweeps().front();
+    CHECK(sweep.state == "finished");
+    CHECK(sweep.templateId == "map");
+    const auto points = store.sweepPoints(sweep.id);
+    REQUIRE(points.size() == 4);
+    int pruned = 0;
+    for (const auto& p : points) {
+        if (p.status == "pruned") {
+            ++pruned;
+            CHECK_FALSE(p.variantId);
+        } else {
+            CHECK(p.status == "compiled");
+            CHECK(p.variantId);
+            const auto result = nlohmann::json::parse(p.resultJson);
+            CHECK(result["predicted"]["occupancy"].get<double>() > 0);
+            CHECK(result["measured"].is_null());
+        }
+    }
+    CHECK(pruned == 1);
+    CHECK(store.variants().size() == 3);
+
+    // JSON on stdout: every point, predicted figures apart from measured ones.
+    const Outcome json = runKx("sweep map --arch sm_90 --vary VEC=1,2 --vary BLOCK=128,256 --compile-only -j 2 --json");
+    REQUIRE(json.exitCode == 0);
+    const auto doc = nlohmann::json::parse(json.out);
+    CHECK(doc["sweep"]["space_size"] == 4);
+    REQUIRE(doc["points"].size() == 4);
+    for (const auto& p : doc["points"]) {
+        CHECK(p["status"] == "compiled");
+        CHECK(p["resources"]["registers"].get<int>() > 0);
+        CHECK(p["predicted"].is_object());
+    }
+}
+
+TEST_CASE("kx sweep refuses bad input with one line and exit 2", "[cli][sweep]") {
+    auto refused = [](const std::string& args, const std::string& expected) {
+        const Outcome o = runKx(args);
+        INFO(args << "\n" << o.err);
+        CHECK(o.exitCode == 2);
+        CHECK_THAT(o.err, Catch::Contains(expected));
+    };
+    refused("sweep gemm_mma --arch sm_90 --vary BM=48 --compile-only", "BM=48 is not allowed: BM must be one of 32, 64, 128, 256");
+    refused("sweep gemm_mma --arch sm_90 --vary TILE --compile-only", "--vary 'TILE': not a parameter of gemm_mma");
+    refused("sweep gemm_mma --arch sm_90 --preselected nope --compile-only", "no preselected set 'nope' of gemm_mma for sm_90");
+    refused("sweep gemm_mma --arch sm_99 --compile-only", "unknown arch 'sm_99'");
+    refused("sweep gemm_mma --arch gfx942 --compile-only", "not an NVIDIA arch");
+    refused("sweep gemm_mma --arch sm_90 --autotune 3 --compile-only", "--autotune times configs on a GPU");
+    refused("sweep gemm_mma --arch sm_90 --configs /nonexistent/list.txt --compile-only", "cannot read the config list /nonexistent/list.txt");
+}
+
+TEST_CASE("kx sweep --valid-only leaves out configs that break constraints before drawing a sample", "[cli][sweep]") {
+    const fs::path dir = fresh("valid_only");
+    const Outcome o = runKx("sweep map --arch sm_90 --vary BLOCK --vary ITEMS --vary VEC --valid-only --sample 30 --seed 2 --emit-slurm " +
+                            dir.string() + " --shards 1");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK_THAT(o.err, Catch::Contains("kx: --valid-only: 21 of the space's 80 configs break constraints and are left out"));
+    const std::string list = slurp(dir / "shards" / "shard_000.txt");
+    CHECK(lines(list) == 30);
+    CHECK(list.find("VEC=8") == std::string::npos);
+}
+
+TEST_CASE("kx sweep --preselected sweeps a template's named set", "[cli][sweep]") {
+    const Outcome o = runKx("sweep gemm_mma --arch sm_90 --preselected small_tiles --compile-only -j 2 --json");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    REQUIRE(doc["points"].size() == 3);
+    CHECK(doc["points"][0]["config"]["BM"] == "64");
+    CHECK(doc["points"][2]["config"]["BM"] == "32");
+}
+
+TEST_CASE("Ctrl-C stops a sweep cleanly and keeps what finished", "[cli][sweep][signal]") {
+    const fs::path session = fresh("stopped.kxs"), cache = fresh("cold-cache");
+    const std::string out = (scratchDir() / "stopped.out").string();  // named before fork: the folder is per process
+    const std::string kx = std::string(KX_TEST_BINARY_DIR) + "/bin/kx";
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        // A cold cache and one compile thread: the sweep takes seconds, long enough to stop.
+        ::setenv("KX_CACHE_DIR", cache.c_str(), 1);
+        std::freopen(out.c_str(), "w", stdout);
+        std::freopen((out + ".err").c_str(), "w", stderr);
+        ::execl(kx.c_str(), kx.c_str(), "sweep", "gemm_mma", "--arch", "sm_90", "--vary", "BM=64,128", "--vary", "BN=64,128,256",
+                "--vary", "STAGES=2..4", "--compile-only", "-j", "1", "--session", session.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // Stop once the session holds a first point.
+    bool started = false;
+    for (int i = 0; i < 600 && !started; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        try {
+            const SessionStore s = SessionStore::open(session);
+            started = !s.sweeps().empty() && !s.sweepPoints(s.sweeps().front().id).empty();
+        } catch (const std::exception&) {
+        }
+    }
+    REQUIRE(started);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    INFO(slurp(out + ".err"));
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    CHECK_THAT(slurp(out + ".err"), Catch::Contains("stopped: the configs finished so far are kept"));
+
+    const SessionStore s = SessionStore::open(session);
+    REQUIRE(s.sweeps().size() == 1);
+    CHECK(s.sweeps().front().state == "stopped");
+    const auto points = s.sweepPoints(s.sweeps().front().id);
+    CHECK(points.size() == 18);  // every config: none dropped
+    int notReached = 0, finished = 0;
+    for (const auto& p : points) {
+        if (p.status == "not_reached") {
+            ++notReached;
+            CHECK(p.reason == "not compiled: the sweep was stopped");
+        } else {
+            ++finished;
+        }
+    }
+    CHECK(notReached > 0);
+    CHECK(finished > 0);
+}
+
+TEST_CASE("a Slurm job's shard tasks run, and their sessions merge idempotently", "[cli][sweep][slurm][merge]") {
+    const fs::path dir = fresh("slurm");
+    const Outcome emitted =
+        runKx("sweep map --arch sm_90 --vary BLOCK --vary VEC=1,8 --compile-only -j 2 --size n=1048576 --emit-slurm " + dir.string() + " --shards 2");
+    INFO(emitted.err);
+    REQUIRE(emitted.exitCode == 0);
+    CHECK_THAT(emitted.out, Catch::Contains("10 configs in 2 shards"));
+    REQUIRE(fs::exists(dir / "sweep.sbatch"));
+    REQUIRE(fs::exists(dir / "shards" / "shard_000.txt"));
+    REQUIRE(fs::exists(dir / "shards" / "shard_001.txt"));
+
+    // Each array task as Slurm would start it.
+    for (int task = 0; task < 2; ++task) {
+        const std::string command = "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " KX=" + KX_TEST_BINARY_DIR + "/bin/kx bash " +
+                                    (dir / "sweep.sbatch").string() + " >/dev/null 2>" + (dir / "task.err").string();
+        INFO(command);
+        const int rc = std::system(command.c_str());
+        INFO(slurp(dir / "task.err"));
+        REQUIRE(rc == 0);
+    }
+    const fs::path shard0 = dir / "sessions" / "shard_000.kxs", shard1 = dir / "sessions" / "shard_001.kxs";
+    REQUIRE(fs::exists(shard0));
+    REQUIRE(fs::exists(shard1));
+
+    const fs::path merged = fresh("merged.kxs");
+    const Outcome first = runKx("session merge " + merged.string() + " " + shard0.string() + " " + shard1.string());
+    INFO(first.err);
+    REQUIRE(first.exitCode == 0);
+    auto summary = [&] {
+        const SessionStore s = SessionStore::open(merged);
+        REQUIRE(s.sweeps().size() == 1);  // the shards share the sweep's id
+        const auto points = s.sweepPoints(s.sweeps().front().id);
+        int pruned = 0;
+        for (const auto& p : points) pruned += p.status == "pruned" ? 1 : 0;
+        return std::make_tuple(points.size(), pruned, s.variants().size(), s.sweeps().front().state);
+    };
+    const auto [points, pruned, variants, state] = summary();
+    CHECK(points == 10);
+    CHECK(pruned == 5);  // VEC=8 of f32 at every block size
+    CHECK(variants == 5);
+    CHECK(state == "finished");
+
+    const Outcome again = runKx("session merge " + merged.string() + " " + shard1.string() + " " + shard0.string());
+    REQUIRE(again.exitCode == 0);
+    CHECK_THAT(again.out, Catch::Contains("shard_000.kxs: 0 variants added, 5 already there; 0 runs added"));
+    CHECK_THAT(again.out, Catch::Contains("shard_001.kxs: 0 variants added, 0 already there; 0 runs added"));
+    CHECK(summary() == std::make_tuple(points, pruned, variants, state));
+
+    const Outcome self = runKx("session merge " + merged.string() + " " + merged.string());
+    CHECK(self.exitCode == 2);
+    CHECK_THAT(self.err, Catch::Contains("into itself"));
+}
+
+TEST_CASE("kx generate in batch writes every config per target with an index", "[cli][generate][sweep]") {
+    const fs::path dir = fresh("batch");
+    const Outcome o = runKx("generate gemm_mma --output-dir " + dir.string() +
+                            " --datatype f16,bf16 --layout rcr,rrr --variants BM=64,128 --set BN=128 --gpu-target sm_75,sm_90");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    const auto index = nlohmann::json::parse(slurp(dir / "index.json"));
+    CHECK(index["template"] == "gemm_mma");
+    REQUIRE(index["files"].size() == 16);  // 2 dtypes x 2 layouts x 2 BM x 2 targets
+    int written = 0, skipped = 0;
+    for (const auto& f : index["files"]) {
+        if (f["status"] == "written") {
+            ++written;
+            CHECK(fs::exists(dir / f["source"].get<std::string>()));
+            CHECK(f["arch"] == "sm_90");
+        } else {
+            ++skipped;
+            CHECK(f["status"] == "skipped");
+            CHECK_THAT(f["reason"].get<std::string>(), Catch::Contains("need sm_80 or later"));  // sm_75 has no mma.sync m16n8k16
+        }
+    }
+    CHECK(skipped == 8);
+    CHECK(written == 8);
+    CHECK_THAT(o.out, Catch::Contains("configs skipped for breaking constraints"));
+
+    const fs::path cubins = fresh("batch_cubin");
+    const Outcome c = runKx("generate map --output-dir " + cubins.string() + " --variants VEC=1,4 --gpu-target sm_90 --cubin -j 2");
+    INFO(c.err);
+    REQUIRE(c.exitCode == 0);
+    const auto cubinIndex = nlohmann::json::parse(slurp(cubins / "index.json"));
+    REQUIRE(cubinIndex["files"].size() == 2);
+    for (const auto& f : cubinIndex["files"]) {
+        REQUIRE(f.contains("cubin"));
+        CHECK(slurp(cubins / f["cubin"].get<std::string>()).rfind("\x7f" "ELF", 0) == 0);
+        CHECK(f["resources"]["registers"].get<int>() > 0);
+    }
+    CHECK_THAT(c.err, Catch::Contains("kx: generate sm_90 2/2 configs"));
+
+    const Outcome noDir = runKx("generate map --gpu-target sm_90");
+    CHECK(noDir.exitCode == 2);
+    CHECK_THAT(noDir.err, Catch::Contains("give --output-dir DIR"));
+    const Outcome noDtype = runKx("generate map --output-dir " + cubins.string() + " --layout rcr --gpu-target sm_90");
+    CHECK(noDtype.exitCode == 2);
+    CHECK_THAT(noDtype.err, Catch::Contains("--layout: map has no parameter 'layout'"));
+}
