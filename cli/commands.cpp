@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include "sweep/preselected.hpp"
+
 #include "compile/compiler.hpp"
 #include "compile/variant_build.hpp"
 #include "util/data_paths.hpp"
@@ -16,6 +18,18 @@
 namespace kx::cli {
 using namespace kx::engine;
 namespace fs = std::filesystem;
+
+Config variantConfig(const Template& tmpl, const VariantArgs& args, const std::string& archName) {
+    Config base = tmpl.defaultConfig();
+    if (!args.preset.empty()) {
+        const PreselectedSet& set = findPreselected(loadPreselected(tmpl), tmpl, args.preset, archName);
+        if (set.configs.size() != 1)
+            throw InputError("'" + args.preset + "' of " + tmpl.id() + " for " + archName + " holds " + std::to_string(set.configs.size()) +
+                             " configs; a preset is a set of one (kx sweep --preselected " + args.preset + " times them all)");
+        base = preselectedConfigs(set, base).front();
+    }
+    return tmpl.withValues(base, parseAssignments(args.sets, "--set"));
+}
 
 namespace {
 
@@ -35,7 +49,7 @@ ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
     }
     r.arch = ctx.arches.findArch(args.arch);
     if (!r.arch) throw InputError("unknown arch '" + args.arch + "' (see 'kx arches')");
-    r.config = r.tmpl->withValues(r.tmpl->defaultConfig(), parseAssignments(args.sets, "--set"));
+    r.config = variantConfig(*r.tmpl, args, r.arch->name);
     return r;
 }
 

@@ -32,7 +32,13 @@ struct VariantArgs {
     std::string templateId;
     std::string arch;
     std::vector<std::string> sets;
+    std::string preset;   // a set of templates/<id>/preselected.xml holding one config for the arch
 };
+
+// The config a command starts from: the template's defaults, or the preset's config for archName
+// (a preselected set of that name covering the arch and holding exactly one config), with the
+// --set values over it. Throws InputError naming the template's presets for the arch.
+engine::Config variantConfig(const engine::Template& tmpl, const VariantArgs& args, const std::string& archName);
 
 int listTemplates(const Context& ctx, bool json);
 int listArches(const Context& ctx, bool json);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
         cmd->add_option("template", v.templateId, "Template id (see 'kx templates')")->required();
         cmd->add_option("--arch", v.arch, "Target architecture, e.g. sm_90 (see 'kx arches')")->required();
         cmd->add_option("--set", v.sets, "Parameter value KEY=VALUE (repeatable, or comma-separated)");
+        cmd->add_option("--preset", v.preset, "Start from a tuned preset: a set of templates/<id>/preselected.xml with one config for the arch");
     };
 
     CLI::App* templates = app.add_subcommand("templates", "List the templates");
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     sweepCmd->add_option("--autotune-rounds", sw.autotuneRounds, "Rounds per autotune candidate")->check(CLI::Range(1, 100));
     sweepCmd->add_option("--autotune-reps", sw.autotuneReps, "Repetitions per autotune round")->check(CLI::Range(1, 100000));
-    sweepCmd->add_option("--preset", sw.presetName, "Name of the autotune winner's preset in the session");
+    sweepCmd->add_option("--save-preset", sw.presetName, "Name of the autotune winner's preset in the session");
     sweepCmd->add_option("--emit-slurm", sw.emitSlurm, "Write a Slurm job array (script and shard lists) to DIR instead of sweeping");
     sweepCmd->add_option("--shards", sw.shards, "Array tasks of --emit-slurm")->check(CLI::Range(1, 100000));
     sweepCmd->add_option("--slurm-time", sw.slurmTime, "Time limit of each array task (#SBATCH --time)");

@@ -72,7 +72,7 @@ int instructionMix(const Context& ctx, const CompileArgs& args) {
     if (arch->vendor != Vendor::Nvidia) throw InputError("the instruction mix reads PTX/SASS: " + arch->name + " is AMD");
     if (!arch->compilable)
         throw InputError(arch->name + " is for analysis only: this NVRTC (" + nvrtcVersionString() + ") cannot compile for it");
-    const Config config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    const Config config = variantConfig(*tmpl, args.variant, arch->name);
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
     requireValid(prepared, *arch);
 

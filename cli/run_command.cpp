@@ -66,7 +66,6 @@ void printReport(const RunReport& r, const std::string& archName) {
 int run(const Context& ctx, const RunArgs& args) {
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
-    const Config config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
     const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
 
     if (!args.session.empty()) checkSessionTarget(args.session);
@@ -82,6 +81,7 @@ int run(const Context& ctx, const RunArgs& args) {
         return 1;
     }
     const std::string archName = args.variant.arch == "native" ? device.value("arch", "") : args.variant.arch;
+    const Config config = variantConfig(*tmpl, args.variant, archName);
     const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);

@@ -229,7 +229,6 @@ void SweepProgress::update(const SweepCounts& c, bool final) {
 int sweep(const Context& ctx, const SweepArgs& args) {
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
-    const Config base = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
     const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
     if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
     if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
@@ -250,10 +249,13 @@ int sweep(const Context& ctx, const SweepArgs& args) {
         }
     }
     std::string archName = args.variant.arch;
-    const Arch* arch = nullptr;
     if (archName == "native") {
         if (gpus.empty()) throw InputError("--arch native needs an NVIDIA GPU: name the arch, e.g. --arch sm_90");
         archName = gpus[static_cast<std::size_t>(devices.empty() ? 0 : devices.front())].value("arch", "");
+    }
+    const Config base = variantConfig(*tmpl, args.variant, archName);
+    const Arch* arch = nullptr;
+    if (args.variant.arch == "native") {
         arch = archForDevice(ctx.arches, archName, *tmpl, base);
     } else {
         arch = ctx.arches.findArch(archName);

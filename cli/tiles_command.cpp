@@ -181,7 +181,7 @@ int tiles(const Context& ctx, const TilesArgs& args) {
 
     TileRequest req;
     req.tmpl = tmpl.get();
-    req.config = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    req.config = variantConfig(*tmpl, args.variant, arch->name);
     req.arch = arch;
     req.sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
     if (args.device.empty()) {
