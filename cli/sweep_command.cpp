@@ -223,7 +223,10 @@ void SweepProgress::update(const SweepCounts& c, bool final) {
     if (!final && !due) return;
     m_lastTenth = tenth;
     m_lastLine = Clock::now();
-    std::cerr << fmt::format("kx: {} {}  {} {}\n", m_what, counts, final ? "took" : "ETA", durationText(final ? elapsed : eta));
+    if (final)
+        std::cerr << fmt::format("kx: {} {}  took {}\n", m_what, counts, durationText(elapsed));
+    else  // the time so far too: a log alone tells where a long sweep spent it
+        std::cerr << fmt::format("kx: {} {}  after {}, ETA {}\n", m_what, counts, durationText(elapsed), durationText(eta));
 }
 
 int sweep(const Context& ctx, const SweepArgs& args) {
