@@ -5,7 +5,7 @@
 
 using namespace kx::test;
 
-TEST_CASE("--preset starts from the arch's tuned config, and --set still applies over it", "[cli][preset]") {
+TEST_CASE("kx --preset starts from the arch's tuned config, and --set still applies over it", "[cli][preset]") {
     const Outcome tuned = runKx("generate attention --arch sm_90 --preset tuned");
     REQUIRE(tuned.exitCode == 0);
     CHECK(tuned.out.rfind("// attention_f16_d128_none_128x64_w4_s2:", 0) == 0);   // WARPS=4, the H100's fastest
@@ -18,7 +18,7 @@ TEST_CASE("--preset starts from the arch's tuned config, and --set still applies
     CHECK(hopper.exitCode == 0);
 }
 
-TEST_CASE("--preset refuses a set for another arch and a set of several configs, naming what there is", "[cli][preset]") {
+TEST_CASE("kx --preset refuses a set for another arch and a set of several configs, naming what there is", "[cli][preset]") {
     const Outcome otherArch = runKx("generate attention --arch sm_80 --preset tuned");
     CHECK(otherArch.exitCode == 2);
     CHECK_THAT(otherArch.err, Catch::Contains("no preselected set 'tuned'") && Catch::Contains("sets for sm_80: tiles"));
