@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 Config variantConfig(const Template& tmpl, const VariantArgs& args, const std::string& archName) {
     Config base = tmpl.defaultConfig();
     if (!args.preset.empty()) {
-        const PreselectedSet& set = findPreselected(loadPreselected(tmpl), tmpl, args.preset, archName);
+        const std::vector<PreselectedSet> sets = loadPreselected(tmpl);
+        const PreselectedSet& set = findPreselected(sets, tmpl, args.preset, archName);
         if (set.configs.size() != 1)
             throw InputError("'" + args.preset + "' of " + tmpl.id() + " for " + archName + " holds " + std::to_string(set.configs.size()) +
                              " configs; a preset is a set of one (kx sweep --preselected " + args.preset + " times them all)");
