@@ -1,5 +1,6 @@
 #include "store/schema.hpp"
 
+#include "store/store_rows.hpp"
 #include "util/error.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -105,13 +106,6 @@ CREATE TABLE presets (
 );
 )sql";
 
-std::string nowText() {
-    const std::time_t now = std::time(nullptr);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    return stamp;
-}
-
 void setMeta(SQLite::Database& db, const std::string& key, const std::string& value) {
     SQLite::Statement st(db, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     st.bind(1, key);
@@ -132,7 +126,7 @@ void writeInitialMeta(SQLite::Database& db) {
     db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     setMeta(db, "app", kSessionAppName);
     setMeta(db, "schema_version", "0");
-    setMeta(db, "created", nowText());
+    setMeta(db, "created", store_detail::nowText());
 }
 
 int readSchemaVersion(SQLite::Database& db, const std::string& fileName) {

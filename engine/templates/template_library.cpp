@@ -1,6 +1,7 @@
 #include "templates/template_library.hpp"
 
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <tinyxml2.h>
 
@@ -82,20 +83,7 @@ void parseTensorMap(const fs::path& file, const XMLElement* e, const std::vector
 
 std::string elementText(const XMLElement* e) {
     const char* t = e ? e->GetText() : nullptr;
-    std::string s = t ? t : "";
-    // Fold the indentation of multi-line text into single spaces.
-    std::string out;
-    bool space = false;
-    for (char c : s) {
-        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-            space = !out.empty();
-        } else {
-            if (space) out += ' ';
-            space = false;
-            out += c;
-        }
-    }
-    return out;
+    return foldWhitespace(t ? t : "");
 }
 
 bool isIdentifier(const std::string& s) {

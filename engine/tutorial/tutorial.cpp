@@ -3,6 +3,7 @@
 #include "arch/arch_database.hpp"
 #include "templates/template_library.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 #include <tinyxml2.h>
@@ -110,20 +111,7 @@ std::pair<std::string, int> textWithLine(const XMLElement* e) {
     return {t ? std::string(t) : std::string(), e->GetLineNum()};
 }
 
-std::string foldedText(const XMLElement* e) {
-    std::string out;
-    bool space = false;
-    for (char c : textWithLine(e).first) {
-        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-            space = !out.empty();
-        } else {
-            if (space) out += ' ';
-            space = false;
-            out += c;
-        }
-    }
-    return out;
-}
+std::string foldedText(const XMLElement* e) { return foldWhitespace(textWithLine(e).first); }
 
 ActionOp parseOp(const fs::path& file, const XMLElement* e) {
     ActionOp op;
