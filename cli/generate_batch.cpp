@@ -8,6 +8,7 @@
 #include "sweep/sweep.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -22,16 +23,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A config's file under DIR/<arch>/: its name comes from the manifest's name pattern, which the
+// loader limits to letters, digits and '_'; checked again here so no name can lead out of dir.
 void writeFile(const fs::path& file, const std::string& bytes) {
-    const fs::path tmp = file.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out) throw InputError("cannot write " + file.string());
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) throw InputError("cannot write " + file.string() + ": " + ec.message());
+    const std::string name = file.filename().string();
+    if (name.empty() || name.find("..") != std::string::npos) throw InputError("refusing to write '" + file.string() + "'");
+    writeOutputFile(file, bytes);
 }
 
 // "--datatype f16,bf16" as a --vary of the template's parameter `param`.
@@ -48,7 +45,8 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
     if (args.outputDir.empty()) throw InputError("a batch (--gpu-target, --datatype, ...) writes files: give --output-dir DIR");
-    if (args.lang != "cuda") throw InputError("batch generation writes CUDA (--lang cuda)");
+    // Batches write CUDA; without --lang that is what they write (an AMD target is refused below).
+    if (!args.lang.empty() && args.lang != "cuda") throw InputError("batch generation writes CUDA (--lang cuda)");
     std::vector<std::string> targets = batch.gpuTargets;
     if (targets.empty() && !args.variant.arch.empty()) targets.push_back(args.variant.arch);
     if (targets.empty()) throw InputError("name the arches to generate for: --gpu-target sm_80,sm_90");
@@ -138,6 +136,7 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
     }
     const fs::path indexFile = fs::path(args.outputDir) / "index.json";
     writeFile(indexFile, index.dump(2) + "\n");
+    flushStandardOutput();
     fmt::print("wrote {} source{}{} for {} ({} arch{}) in {}; {} config{} skipped for breaking constraints{}; index: {}\n", written,
                written == 1 ? "" : "s", batch.cubin ? fmt::format(" and {} cubin{}", written - failed, written - failed == 1 ? "" : "s") : "",
                tmpl->id(), arches.size(), arches.size() == 1 ? "" : "es", args.outputDir, skipped, skipped == 1 ? "" : "s",

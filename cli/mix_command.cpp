@@ -7,6 +7,7 @@
 #include "compile/variant_build.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -69,7 +70,7 @@ int instructionMix(const Context& ctx, const CompileArgs& args) {
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
     const Arch* arch = ctx.arches.findArch(args.variant.arch);
     if (!arch) throw InputError("unknown arch '" + args.variant.arch + "' (see 'kx arches')");
-    if (arch->vendor != Vendor::Nvidia) throw InputError("the instruction mix reads PTX/SASS: " + arch->name + " is AMD");
+    if (arch->vendor == Vendor::Amd) return amdInstructionMix(args, *tmpl, *arch, variantConfig(*tmpl, args.variant, arch->name));
     if (!arch->compilable)
         throw InputError(arch->name + " is for analysis only: this NVRTC (" + nvrtcVersionString() + ") cannot compile for it");
     const Config config = variantConfig(*tmpl, args.variant, arch->name);
@@ -131,10 +132,9 @@ int instructionMix(const Context& ctx, const CompileArgs& args) {
     }
 
     if (args.outputFile.empty() || args.outputFile == "-") {
-        std::cout << text;
+        writeStandardOutput(text);
     } else {
-        std::ofstream out(args.outputFile, std::ios::binary);
-        if (!(out << text)) throw InputError("cannot write '" + args.outputFile + "'");
+        writeOutputFile(args.outputFile, text);  // OutputError before "wrote" when the write fails
         std::cerr << "wrote " << args.outputFile << "\n";
     }
     return 0;

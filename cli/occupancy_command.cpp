@@ -2,34 +2,20 @@
 
 #include "analysis/amd_occupancy.hpp"
 #include "analysis/occupancy.hpp"
+#include "analysis/occupancy_csv.hpp"
 #include "util/error.hpp"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
-#include <charconv>
+#include <climits>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace kx::cli {
 using namespace kx::engine;
 
 namespace {
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-long long parseField(const std::string& text, int row, const std::string& column) {
-    long long v = 0;
-    const std::string t = trim(text);
-    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-        throw InputError("row " + std::to_string(row) + ", column " + column + ": '" + t + "' is not an integer");
-    return v;
-}
 
 const Arch& findArch(const Context& ctx, const std::string& name, const std::string& where) {
     const Arch* arch = ctx.arches.findArch(name);
@@ -48,6 +34,21 @@ int amdOccupancyReport(const Arch& arch, const OccupancyArgs& args) {
     input.workgroupSize = args.block;
     input.ldsBytesPerWorkgroup = args.staticSmem + args.dynSmem;
     const AmdOccupancyResult r = amdOccupancy(arch, input);
+    if (args.json) {
+        nlohmann::json limiters = nlohmann::json::array();
+        for (AmdOccupancyLimiter l : r.limiters) limiters.push_back(amdLimiterName(l));
+        auto limit = [](int v) { return v == kAmdNoLimit ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        const nlohmann::json doc = {
+            {"arch", arch.name}, {"vendor", "amd"}, {"workgroup_size", input.workgroupSize}, {"vgprs_per_thread", input.vgprsPerThread},
+            {"sgprs_per_wave", input.sgprsPerWave}, {"lds_bytes", input.ldsBytesPerWorkgroup}, {"workgroups_per_cu", r.workgroupsPerCu},
+            {"waves_per_simd", r.wavesPerSimd}, {"max_waves_per_simd", r.maxWavesPerSimd}, {"waves_per_cu", r.wavesPerCu},
+            {"occupancy", r.occupancy}, {"limited_by", limiters},
+            {"workgroup_limits", {{"vgprs", limit(r.workgroupLimitVgprs)}, {"sgprs", limit(r.workgroupLimitSgprs)}, {"lds", limit(r.workgroupLimitLds)},
+                                  {"wave_slots", limit(r.workgroupLimitWaves)}, {"workgroup_slots", limit(r.workgroupLimitSlots)}}},
+            {"explanation", explainAmdOccupancy(r, input, arch)}};
+        std::cout << doc.dump(2) << "\n";
+        return 0;
+    }
     fmt::print("{}: {} threads/workgroup, {} VGPRs/thread, {} SGPRs/wave, {} + {} bytes LDS\n", arch.name,
                input.workgroupSize, input.vgprsPerThread,
                input.sgprsPerWave > 0 ? std::to_string(input.sgprsPerWave) : std::string("unknown"), args.staticSmem,
@@ -69,6 +70,7 @@ int amdOccupancyReport(const Arch& arch, const OccupancyArgs& args) {
 }  // namespace
 
 int occupancy(const Context& ctx, const OccupancyArgs& args) {
+    if (!args.csvFile.empty() && args.json) throw InputError("--json is for one launch (--arch, --regs, --block); --csv writes CSV");
     if (!args.csvFile.empty()) {
         std::ifstream file;
         std::istream* in = &std::cin;
@@ -77,57 +79,37 @@ int occupancy(const Context& ctx, const OccupancyArgs& args) {
             if (!file) throw InputError("cannot read '" + args.csvFile + "'");
             in = &file;
         }
-        static const char* kColumns[] = {"arch", "regs", "static_smem", "block", "dyn_smem", "carveout"};
-        std::string line;
-        if (!std::getline(*in, line)) throw InputError("the CSV is empty: expected header arch,regs,static_smem,block,dyn_smem,carveout");
-        if (trim(line) != "arch,regs,static_smem,block,dyn_smem,carveout")
-            throw InputError("row 1: header must be 'arch,regs,static_smem,block,dyn_smem,carveout', got '" + trim(line) + "'");
-        // Compute every row before printing any, so a bad row leaves no partial output.
-        std::string out = "arch,regs,static_smem,block,dyn_smem,carveout,blocks_per_sm\n";
-        int row = 1;
-        while (std::getline(*in, line)) {
-            ++row;
-            if (trim(line).empty()) continue;
-            std::vector<std::string> fields;
-            std::stringstream parts(line);
-            std::string f;
-            while (std::getline(parts, f, ',')) fields.push_back(trim(f));
-            if (fields.size() != 6)
-                throw InputError("row " + std::to_string(row) + ": expected 6 columns, found " + std::to_string(fields.size()));
-            const std::string where = "row " + std::to_string(row) + ", column arch: ";
-            const Arch& arch = findArch(ctx, fields[0], where);
-            // The CSV's columns (carveout, blocks_per_sm) are NVIDIA's; AMD launches go through
-            // --arch gfx... one at a time.
-            if (arch.vendor != Vendor::Nvidia)
-                throw InputError("row " + std::to_string(row) + ": " + arch.name +
-                                 " is an AMD arch; the CSV mode computes NVIDIA occupancy only (use kx occupancy --arch " +
-                                 arch.name + " --regs R --block B for AMD)");
-            OccupancyInput input;
-            input.registersPerThread = static_cast<int>(parseField(fields[1], row, kColumns[1]));
-            input.staticSmemBytes = parseField(fields[2], row, kColumns[2]);
-            input.threadsPerBlock = static_cast<int>(parseField(fields[3], row, kColumns[3]));
-            input.dynamicSmemBytes = parseField(fields[4], row, kColumns[4]);
-            input.carveoutPercent = static_cast<int>(parseField(fields[5], row, kColumns[5]));
-            OccupancyResult r;
-            try {
-                r = nvidiaOccupancy(arch, input);
-            } catch (const InputError& e) {
-                throw InputError("row " + std::to_string(row) + ": " + e.what());
-            }
-            out += fmt::format("{},{},{},{},{},{},{}\n", fields[0], input.registersPerThread, input.staticSmemBytes,
-                               input.threadsPerBlock, input.dynamicSmemBytes, input.carveoutPercent, r.blocksPerSm);
-        }
-        std::cout << out;
+        std::cout << occupancyCsv(*in, ctx.arches);
         return 0;
     }
 
-    if (args.arch.empty() || args.regs < 0 || args.block <= 0)
-        throw InputError("occupancy needs --arch, --regs and --block (or --csv FILE)");
+    // Out-of-range values are refused by the option parser (main.cpp); these are the missing ones.
+    std::string missing;
+    if (args.arch.empty()) missing += " --arch";
+    if (args.regs < 0) missing += " --regs";
+    if (args.block <= 0) missing += " --block";
+    if (!missing.empty()) throw InputError("occupancy needs --arch, --regs and --block (or --csv FILE); missing:" + missing);
     const Arch& arch = findArch(ctx, args.arch, "");
     if (arch.vendor == Vendor::Amd) return amdOccupancyReport(arch, args);
     if (args.sgprs != 0) throw InputError("--sgprs applies to AMD arches only; " + arch.name + " is NVIDIA");
     OccupancyInput input{args.regs, args.block, args.staticSmem, args.dynSmem, args.carveout};
     const OccupancyResult r = nvidiaOccupancy(arch, input);
+    if (args.json) {
+        nlohmann::json limiters = nlohmann::json::array();
+        for (OccupancyLimiter l : r.limiters) limiters.push_back(limiterName(l));
+        auto limit = [](int v) { return v == INT32_MAX ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        const nlohmann::json doc = {
+            {"arch", arch.name}, {"vendor", "nvidia"}, {"threads_per_block", input.threadsPerBlock},
+            {"registers_per_thread", input.registersPerThread}, {"static_smem_bytes", input.staticSmemBytes},
+            {"dynamic_smem_bytes", input.dynamicSmemBytes}, {"carveout", input.carveoutPercent}, {"blocks_per_sm", r.blocksPerSm},
+            {"active_warps_per_sm", r.activeWarpsPerSm}, {"max_warps_per_sm", r.maxWarpsPerSm}, {"occupancy", r.occupancy},
+            {"limited_by", limiters},
+            {"block_limits", {{"warps", r.blockLimitWarps}, {"registers", limit(r.blockLimitRegisters)},
+                              {"shared_memory", limit(r.blockLimitSharedMemory)}, {"blocks", r.blockLimitBlocks}}},
+            {"explanation", explainOccupancy(r, input)}};
+        std::cout << doc.dump(2) << "\n";
+        return 0;
+    }
     fmt::print("{}: {} threads/block, {} registers/thread, {} + {} bytes shared memory, carveout {}\n", arch.name,
                input.threadsPerBlock, input.registersPerThread, input.staticSmemBytes, input.dynamicSmemBytes,
                input.carveoutPercent < 0 ? std::string("none") : std::to_string(input.carveoutPercent) + "%");

@@ -7,6 +7,7 @@
 #include "store/session_record.hpp"
 #include "store/session_store.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -114,13 +115,11 @@ int sessionExport(const SessionArgs& args) {
     const SessionStore store = SessionStore::open(args.file);
     const std::string text = args.format == "csv" ? store.exportCsv()
                                                   : store.exportJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (args.output.empty()) {
-        std::cout << text;
+    if (args.output.empty() || args.output == "-") {
+        writeStandardOutput(text);
         return 0;
     }
-    std::ofstream out(args.output, std::ios::binary);
-    if (!out) throw InputError("cannot write " + args.output);
-    out << text;
+    writeOutputFile(args.output, text);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "jobs/job_queue.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -160,14 +161,13 @@ void printTable(const std::vector<SweepPoint>& points, const Template& tmpl, con
             }
 }
 
+// Throws OutputError when the bytes could not all be written (util/output_file.hpp).
 void writeText(const std::string& file, const std::string& text) {
     if (file == "-") {
-        std::cout << text;
+        writeStandardOutput(text);
         return;
     }
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw InputError("cannot write " + file);
+    writeOutputFile(file, text);
 }
 
 // The arguments a shard's `kx sweep` needs besides its config list and session.

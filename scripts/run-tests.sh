@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything, builds, and runs every test: the default build's whole suite (GUI tests
-# under Xvfb included), then the engine tests again under AddressSanitizer + UBSan.
+# under Xvfb included), then the engine and CLI tests again under AddressSanitizer + UBSan.
 # Tests tagged [gpu] need an NVIDIA GPU and driver; without one they are skipped, and this
 # script says so.
 set -euo pipefail
@@ -18,6 +18,11 @@ else
   ctest --preset default -j "$jobs" -LE gpu
 fi
 
+# The sanitizer pass: engine and CLI. The preset also builds the app, but its GUI tests do not
+# pass under LeakSanitizer yet (leaks attributed to an unloaded Mesa driver; README "Sanitizers").
 cmake --preset sanitize
 cmake --build --preset sanitize -j "$jobs" --target test_engine test_cli kx kx-runner
 ctest --preset sanitize -j "$jobs" -R '^test_(engine|cli):' -LE gpu
+
+# Every fuzz target briefly (clang 14 + ASan + UBSan, seeded from the repository's files).
+scripts/fuzz.sh 5

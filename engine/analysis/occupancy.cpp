@@ -30,9 +30,13 @@ OccupancyResult nvidiaOccupancy(const Arch& arch, const OccupancyInput& in) {
         throw InputError(std::to_string(in.registersPerThread) + " registers per thread is outside 0.." +
                          std::to_string(nv.maxRegsPerThread) + " on " + arch.name);
     if (in.staticSmemBytes < 0 || in.dynamicSmemBytes < 0) throw InputError("shared memory cannot be negative");
-    if (in.staticSmemBytes + in.dynamicSmemBytes > nv.smemPerBlockOptin)
-        throw InputError(std::to_string(in.staticSmemBytes + in.dynamicSmemBytes) + " bytes of shared memory exceed the " +
-                         std::to_string(nv.smemPerBlockOptin) + "-byte per-block limit of " + arch.name);
+    // Both may be up to LLONG_MAX (a CSV row): their sum must not overflow (found by fuzz_occupancy_csv).
+    long long smemBytes = 0;
+    const bool sumOverflows = __builtin_add_overflow(in.staticSmemBytes, in.dynamicSmemBytes, &smemBytes);
+    if (sumOverflows || smemBytes > nv.smemPerBlockOptin)
+        throw InputError((sumOverflows ? std::to_string(in.staticSmemBytes) + " + " + std::to_string(in.dynamicSmemBytes)
+                                       : std::to_string(smemBytes)) +
+                         " bytes of shared memory exceed the " + std::to_string(nv.smemPerBlockOptin) + "-byte per-block limit of " + arch.name);
     if (in.carveoutPercent < -1 || in.carveoutPercent > 100)
         throw InputError("carveout must be -1 (no preference) or a percentage 0..100");
 

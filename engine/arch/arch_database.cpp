@@ -438,6 +438,24 @@ void readAmdLimits(EntryReport& report, const XMLElement* root, Arch& arch) {
         report.error(cu.line(), "max_threads_per_workgroup exceeds what the CU can hold (size x max_per_simd x simds)");
 }
 
+// The name also names folders and cache entries (DIR/<arch>/ of a batch), so it may hold only
+// lower-case letters, digits and '_', and it must be the file's name: sm_90.xml defines sm_90,
+// so that a copied file cannot quietly stand in for another arch. A prefix ending in '_' may set
+// the order files are read in (a_sm_80.xml), which decides which of two duplicates wins.
+void checkArchFileName(EntryReport& report, const XMLElement* root, const std::string& name) {
+    if (name.empty()) return;
+    const int line = root->FindAttribute("name")->GetLineNum();
+    const bool plain = std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+    if (!plain) {
+        report.error(line, "<arch> attribute 'name': \"" + name + "\" may hold only lower-case letters, digits and '_'");
+        return;
+    }
+    const std::string stem = fs::path(report.file()).stem().string();
+    const bool prefixed = stem.size() > name.size() && stem.compare(stem.size() - name.size(), name.size(), name) == 0 &&
+                          stem[stem.size() - name.size() - 1] == '_';
+    if (stem != name && !prefixed) report.error(line, "<arch> attribute 'name': \"" + name + "\" differs from the file's name " + stem + ".xml");
+}
+
 std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
     Arch arch;
     arch.file = report.file();
@@ -475,6 +493,9 @@ std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
     arch.l2Bytes = l2.largeBytes("bytes");  // 0: no published figure
     arch.source = readSource(report, root);
 
+    if (!report.ok()) return std::nullopt;
+    // Checked last, so that a file with bad values reports those rather than its name.
+    checkArchFileName(report, root, arch.name);
     if (!report.ok()) return std::nullopt;
     return arch;
 }

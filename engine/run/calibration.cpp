@@ -1,6 +1,7 @@
 #include "run/calibration.hpp"
 
 #include "util/data_paths.hpp"
+#include "util/output_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -47,7 +48,7 @@ std::vector<Calibration> listCalibrations() {
     const fs::path folder = cacheRoot() / "calibration";
     std::error_code ec;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-        // saveCalibration's temporary files end in ".json.tmp" and are skipped here.
+        // saveCalibration's temporary files (".json.tmp-PID", util/output_file) are skipped here.
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         if (auto c = readCalibration(it->path())) out.push_back(std::move(*c));
     }
@@ -73,12 +74,9 @@ void saveCalibration(const Calibration& c) {
     fs::create_directories(path.parent_path());
     const nlohmann::json j = {{"device", c.device}, {"measured_at", c.measuredAt}, {"copy_gbs", c.copyGBs},
                               {"gemm_tflops", c.gemmTflops}, {"gemm_size", c.gemmSize}};
-    const fs::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << j.dump(2) << "\n";
-    }
-    fs::rename(tmp, path);
+    // Written to a temporary file and renamed; OutputError when the disk is full or the folder
+    // is not writable, so `kx calibrate` never says it saved what it did not.
+    writeOutputFile(path, j.dump(2) + "\n");
 }
 
 }  // namespace kx::engine

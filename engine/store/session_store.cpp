@@ -80,6 +80,63 @@ void checkHeader(const fs::path& path) {
         throw InputError(path.string() + " is not a Kernel Explorer session: not an SQLite file");
 }
 
+std::uint32_t bigEndian(const unsigned char* p, int bytes) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+    return v;
+}
+
+// A file cut short (a copy that stopped early, a full disk) reads as a smaller, valid database
+// to SQLite, which would then rewrite it. Its header says how long it should be: a file that is
+// not a whole number of pages, or shorter than the page count its header vouches for (while no
+// write-ahead log holds the rest), is refused.
+void checkNotTruncated(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[100] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec || in.gcount() < static_cast<std::streamsize>(sizeof header))
+        throw InputError(path.string() + " is damaged: truncated (" + std::to_string(in.gcount()) + " bytes, shorter than SQLite's header)");
+    std::uint32_t pageSize = bigEndian(header + 16, 2);
+    if (pageSize == 1) pageSize = 65536;
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) != 0)
+        throw InputError(path.string() + " is damaged: its header gives a page size of " + std::to_string(pageSize) + " bytes");
+    if (size % pageSize != 0)
+        throw InputError(path.string() + " is damaged: truncated (" + std::to_string(size) + " bytes is not a whole number of " +
+                         std::to_string(pageSize) + "-byte pages)");
+    const std::uint32_t pages = bigEndian(header + 28, 4);
+    const bool pagesValid = pages > 0 && bigEndian(header + 24, 4) == bigEndian(header + 92, 4);
+    const auto walSize = fs::file_size(path.string() + "-wal", ec);
+    const bool walHasPages = !ec && walSize > 32;
+    if (pagesValid && !walHasPages && static_cast<std::uintmax_t>(pages) * pageSize > size)
+        throw InputError(path.string() + " is damaged: truncated (its header counts " + std::to_string(pages) + " pages, the file holds " +
+                         std::to_string(size / pageSize) + ")");
+}
+
+// PRAGMA quick_check's rows as one line: the first problem, and how many more there are.
+std::string oneLineCheck(const std::string& check) {
+    std::vector<std::string> problems;
+    std::stringstream lines(check);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty() && line.rfind("*** in database", 0) != 0) problems.push_back(line);
+    if (problems.empty()) return "it fails SQLite's integrity check";
+    std::string text = "corrupt (" + problems.front() + ")";
+    if (problems.size() > 1) text += " and " + std::to_string(problems.size() - 1) + " more problem" + (problems.size() > 2 ? "s" : "");
+    return text;
+}
+
+// Every table the schema of `version` has: a file missing one was damaged by hand or by
+// another program, and is refused before anything reads or writes it.
+void checkTables(SQLite::Database& db, int version, const std::string& name) {
+    std::vector<const char*> tables = {"meta"};
+    if (version >= 1) tables.insert(tables.end(), {"variants", "artifacts", "variant_artifacts", "runs", "tutorial_progress"});
+    if (version >= 2) tables.insert(tables.end(), {"sweeps", "sweep_points", "presets"});
+    for (const char* table : tables)
+        if (!db.tableExists(table))
+            throw InputError(name + " is damaged: its table '" + table + "' is missing (schema " + std::to_string(version) + " has it)");
+}
+
 // "file:" URI of a path for SQLite, with the characters URIs reserve escaped.
 std::string fileUri(const fs::path& path) {
     std::string uri = "file:";
@@ -189,6 +246,7 @@ SessionStore SessionStore::open(const fs::path& path) {
     if (!fs::exists(path, ec)) throw InputError(name + " does not exist");
     if (!fs::is_regular_file(path, ec)) throw InputError(name + " is not a file");
     checkHeader(path);
+    checkNotTruncated(path);
     const bool readOnly = fileIsReadOnly(path);
     try {
         std::unique_ptr<SQLite::Database> db;
@@ -204,8 +262,13 @@ SessionStore SessionStore::open(const fs::path& path) {
         }
         const int version = readSchemaVersion(*db, name);
         if (version > currentSchemaVersion()) migrate(*db, version, sessionMigrations(), name);  // throws: newer
-        const std::string check = db->execAndGet("PRAGMA quick_check").getString();
-        if (check != "ok") throw InputError(name + " is damaged: " + check);
+        std::string check;
+        {
+            SQLite::Statement st(*db, "PRAGMA quick_check");
+            while (st.executeStep()) check += (check.empty() ? "" : "\n") + st.getColumn(0).getString();
+        }
+        if (check != "ok") throw InputError(name + " is damaged: " + oneLineCheck(check));
+        checkTables(*db, std::min(version, currentSchemaVersion()), name);
         if (version < currentSchemaVersion() && readOnly)
             throw InputError(name + " has schema " + std::to_string(version) + " and needs upgrading to " +
                              std::to_string(currentSchemaVersion()) + ", but it is read-only");
@@ -217,7 +280,9 @@ SessionStore SessionStore::open(const fs::path& path) {
         }
         return SessionStore(path, std::move(db), readOnly);
     } catch (const SQLite::Exception& e) {
-        throw InputError(name + " cannot be read as a Kernel Explorer session: " + e.what());
+        std::string why = e.what();
+        std::replace(why.begin(), why.end(), '\n', ' ');
+        throw InputError(name + " cannot be read as a Kernel Explorer session: " + why);
     }
 }
 

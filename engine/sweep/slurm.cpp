@@ -1,6 +1,7 @@
 #include "sweep/slurm.hpp"
 
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 
@@ -13,12 +14,6 @@ namespace kx::engine {
 namespace fs = std::filesystem;
 
 namespace {
-
-void writeText(const fs::path& file, const std::string& text) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw InputError("cannot write " + file.string());
-}
 
 std::string trimmed(const std::string& text) {
     const auto first = text.find_first_not_of(" \t\r"), last = text.find_last_not_of(" \t\r");
@@ -83,7 +78,7 @@ std::vector<fs::path> writeSlurmJob(const SlurmJob& job, const std::vector<Confi
     for (const std::string& list : lists) {
         if (list.empty()) continue;
         const fs::path file = job.dir / "shards" / fmt::format("shard_{:03}.txt", used++);
-        writeText(file, list);
+        writeOutputFile(file, list);
         written.push_back(file);
     }
     if (used == 0) throw InputError("the sweep has no configs to shard");
@@ -111,7 +106,7 @@ std::vector<fs::path> writeSlurmJob(const SlurmJob& job, const std::vector<Confi
         fmt::arg("time", job.timeLimit), fmt::arg("kx", shellQuoted(job.kxPath)), fmt::arg("dirq", shellQuoted(dir.string())),
         fmt::arg("args", args));
     const fs::path scriptFile = job.dir / "sweep.sbatch";
-    writeText(scriptFile, script);
+    writeOutputFile(scriptFile, script);
     ::chmod(scriptFile.c_str(), 0755);
     written.insert(written.begin(), scriptFile);
     return written;

@@ -9,11 +9,23 @@
 namespace kx::engine {
 namespace {
 
-double modulo(double a, double b) { return std::fmod(a, b); }
+// Set while a strict evaluation runs: muparser calls these functions through plain pointers, so
+// the mode reaches them through the thread rather than an argument.
+thread_local bool t_strict = false;
+
+[[noreturn]] void divisionByZero(const char* what) { throw InputError(std::string(what) + " by zero"); }
+
+double modulo(double a, double b) {
+    if (t_strict && b == 0) divisionByZero("a remainder (%)");
+    return std::fmod(a, b);
+}
 double logicalNot(double x) { return x == 0 ? 1 : 0; }
 double ceilFn(double x) { return std::ceil(x); }
 double floorFn(double x) { return std::floor(x); }
-double ceilDiv(double a, double b) { return std::ceil(a / b); }
+double ceilDiv(double a, double b) {
+    if (t_strict && b == 0) divisionByZero("ceil_div");
+    return std::ceil(a / b);
+}
 double isPow2(double x) {
     if (x < 1 || x != std::floor(x)) return 0;
     const auto v = static_cast<unsigned long long>(x);
@@ -22,7 +34,9 @@ double isPow2(double x) {
 
 }  // namespace
 
-double evaluateExpression(const std::string& expr, const VariableMap& vars) {
+namespace {
+
+double evaluate(const std::string& expr, const VariableMap& vars) {
     // muparser binds variables by address, so evaluate over a private copy.
     VariableMap storage = vars;
     try {
@@ -44,6 +58,29 @@ double evaluateExpression(const std::string& expr, const VariableMap& vars) {
             reason = "unknown name '" + e.GetToken() + "'";
         throw InputError(reason + " in expression '" + expr + "'");
     }
+}
+
+}  // namespace
+
+double evaluateExpression(const std::string& expr, const VariableMap& vars) { return evaluate(expr, vars); }
+
+double evaluateExpressionStrict(const std::string& expr, const VariableMap& vars) {
+    struct StrictScope {
+        bool previous = t_strict;
+        StrictScope() { t_strict = true; }
+        ~StrictScope() { t_strict = previous; }
+    } scope;
+    double result = 0;
+    try {
+        result = evaluate(expr, vars);
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        if (what.find(" by zero") != std::string::npos && what.find(expr) == std::string::npos)
+            throw InputError("expression '" + expr + "' takes " + what);
+        throw;
+    }
+    if (std::isinf(result)) throw InputError("expression '" + expr + "' is infinite (a division by zero)");
+    return result;
 }
 
 }  // namespace kx::engine

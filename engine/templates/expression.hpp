@@ -16,4 +16,9 @@ using VariableMap = std::map<std::string, double>;
 // or a syntax error with its position.
 double evaluateExpression(const std::string& expr, const VariableMap& vars);
 
+// As evaluateExpression, but a remainder or ceil_div by zero, or an infinite result (a division
+// by zero), throws InputError saying so instead of yielding NaN or inf. Manifest checks and
+// constraint validation use it, so that `BM % WM` with WM = 0 is reported as what it is.
+double evaluateExpressionStrict(const std::string& expr, const VariableMap& vars);
+
 }  // namespace kx::engine

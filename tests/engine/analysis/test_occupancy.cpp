@@ -92,3 +92,16 @@ TEST_CASE("impossible launches are refused with the reason", "[occupancy]") {
     CHECK_THROWS_WITH(nvidiaOccupancy(arch("sm_90"), {32, 128, 0, 0, 101, 1}), Catch::Contains("carveout"));
     CHECK_THROWS_AS(nvidiaOccupancy(arch("gfx942"), {32, 128, 0, 0, -1, 1}), InputError);
 }
+
+TEST_CASE("shared memory whose two parts overflow a 64-bit sum is refused, not wrapped", "[occupancy][reliability]") {
+    // Found by fuzz_occupancy_csv: static + dynamic bytes of a CSV row overflowed long long.
+    const ArchDatabase db = ArchDatabase::loadFromDataRoot(KX_TEST_SOURCE_DIR);
+    const Arch* arch = db.findArch("sm_90");
+    REQUIRE(arch);
+    OccupancyInput in;
+    in.threadsPerBlock = 128;
+    in.registersPerThread = 32;
+    in.staticSmemBytes = 6284686387457993372LL;
+    in.dynamicSmemBytes = 3142343193728996680LL;
+    CHECK_THROWS_WITH(nvidiaOccupancy(*arch, in), Catch::Contains("6284686387457993372 + 3142343193728996680 bytes of shared memory exceed"));
+}

@@ -114,3 +114,19 @@ TEST_CASE("listCalibrations reads every calibration in the cache folder", "[cali
     CHECK(all[1].gemmSize == 8192);
     REQUIRE(loadCalibration("NVIDIA H100 80GB HBM3"));
 }
+
+TEST_CASE("saveCalibration reports a write that fails instead of losing it", "[calibration][reliability]") {
+    ScopedCacheDir cache;
+    const Calibration c = h100();
+    const fs::path file = calibrationPath(c.device);
+    fs::create_directories(file.parent_path());
+    // The calibration file is a link to /dev/full: every write fails with "No space left on device".
+    fs::create_symlink("/dev/full", file);
+    CHECK_THROWS_WITH(saveCalibration(c), Catch::Contains("cannot write " + file.string()) && Catch::Contains("No space left"));
+    CHECK(fs::is_character_file("/dev/full"));
+    fs::remove(file);
+    saveCalibration(c);
+    const auto back = loadCalibration(c.device);
+    REQUIRE(back);
+    CHECK(back->copyGBs == Approx(c.copyGBs));
+}

@@ -1,0 +1,187 @@
+// Manifests that name bad sources, bad name patterns or values that divide by zero are refused
+// when the library loads, with file and line, and never stop the other templates from loading.
+#include "../test_support.hpp"
+
+#include "templates/expression.hpp"
+#include "templates/template_library.hpp"
+#include "util/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace kx::engine;
+
+namespace {
+
+std::string readText(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+fs::path freshLibraryDir(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("kx-manifest-checks-" + std::to_string(::getpid())) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+struct Edited {
+    TemplateLibrary lib;
+    fs::path manifest;
+};
+
+// A library of two templates: the tiny fixture untouched ("tiny") and a copy ("broken") with
+// each `from` of its manifest replaced by `to`.
+Edited loadEdited(const std::string& name, const std::vector<std::pair<std::string, std::string>>& edits) {
+    const fs::path fixture = kx::test::sourceDir() / "tests/engine/templates/data/tiny";
+    const fs::path dir = freshLibraryDir(name);
+    fs::copy(fixture, dir / "tiny", fs::copy_options::recursive);
+    fs::copy(fixture, dir / "broken", fs::copy_options::recursive);
+    std::string text = readText(fixture / "manifest.xml");
+    auto replace = [&](const std::string& from, const std::string& to) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    };
+    replace("id=\"tiny\"", "id=\"broken\"");
+    for (const auto& [from, to] : edits) replace(from, to);
+    const fs::path manifest = dir / "broken" / "manifest.xml";
+    std::ofstream(manifest, std::ios::binary) << text;
+    return {TemplateLibrary::load(dir), manifest};
+}
+
+// The broken copy is refused with one error at `line` whose message holds `text`; tiny loads.
+void requireRefused(const Edited& e, int line, const std::string& text) {
+    INFO("errors: " << (e.lib.errors().empty() ? std::string("none") : e.lib.errors().front().toString()));
+    REQUIRE(e.lib.errors().size() == 1);
+    const LoadError& err = e.lib.errors().front();
+    CHECK(err.file == e.manifest.string());
+    CHECK(err.line == line);
+    CHECK_THAT(err.message, Catch::Contains(text));
+    CHECK(err.message.find('\n') == std::string::npos);
+    CHECK(e.lib.find("broken") == nullptr);
+    CHECK(e.lib.find("tiny") != nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("the fixture used by the manifest checks loads cleanly", "[templates][reliability]") {
+    const Edited e = loadEdited("clean", {});
+    CHECK(e.lib.errors().empty());
+    CHECK(e.lib.find("broken") != nullptr);
+}
+
+TEST_CASE("every template in the repository passes the load-time manifest checks", "[templates][reliability]") {
+    const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
+    for (const LoadError& e : lib.errors()) FAIL(e.toString());
+    CHECK(lib.templates().size() >= 10);
+}
+
+TEST_CASE("a kernel source that is a device is refused without reading it", "[templates][reliability]") {
+    requireRefused(loadEdited("dev_zero", {{"file=\"tiny.cu\"", "file=\"/dev/zero\""}}), 4, "absolute");
+    requireRefused(loadEdited("dev_zero_rel", {{"file=\"tiny.cu\"", "file=\"../../../../../../../../dev/zero\""}}), 4, "outside");
+}
+
+TEST_CASE("a kernel source outside the template's folder is refused", "[templates][reliability]") {
+    requireRefused(loadEdited("passwd", {{"file=\"tiny.cu\"", "file=\"../../../../etc/passwd\""}}), 4, "outside the template's folder");
+    requireRefused(loadEdited("sibling", {{"file=\"tiny.cu\"", "file=\"../tiny/tiny.cu\""}}), 4, "outside the template's folder");
+    // A link inside the folder that leads out of it is refused too.
+    Edited linked = loadEdited("link", {{"file=\"tiny.cu\"", "file=\"escape.cu\""}});
+    fs::create_symlink("/etc/passwd", linked.manifest.parent_path() / "escape.cu");
+    linked.lib = TemplateLibrary::load(linked.manifest.parent_path().parent_path());
+    requireRefused(linked, 4, "outside the template's folder");
+}
+
+TEST_CASE("a kernel source that is a folder or missing is refused and the others still load", "[templates][reliability]") {
+    requireRefused(loadEdited("dot", {{"file=\"tiny.cu\"", "file=\".\""}}), 4, "not a regular file");
+    requireRefused(loadEdited("subdir", {{"file=\"tiny.cu\"", "file=\"sub\""}}), 4, "does not exist");
+}
+
+TEST_CASE("a name pattern that could leave the output folder or is empty is refused", "[templates][reliability]") {
+    const std::string pattern = "<name-pattern>tiny_{dtype}_b{BLOCK}_u{UNROLL}</name-pattern>";
+    requireRefused(loadEdited("traversal", {{pattern, "<name-pattern>../../x/{BLOCK}</name-pattern>"}}), 5, "must start with a letter");
+    requireRefused(loadEdited("slash", {{pattern, "<name-pattern>x/../../{BLOCK}</name-pattern>"}}), 5, "holds '/'");
+    requireRefused(loadEdited("empty", {{pattern, "<name-pattern></name-pattern>"}}), 5, "empty");
+    requireRefused(loadEdited("unknown", {{pattern, "<name-pattern>t_{NOPE}</name-pattern>"}}), 5, "{NOPE}, which is not a parameter");
+    requireRefused(loadEdited("unclosed", {{pattern, "<name-pattern>t_{BLOCK</name-pattern>"}}), 5, "unclosed");
+    // A choice whose name would put a '/' into the file name.
+    requireRefused(loadEdited("choice", {{pattern, "<name-pattern>t_{dtype}</name-pattern>"}, {"<choice name=\"f16\"", "<choice name=\"../f16\""}}),
+                   5, "choice '../f16'");
+}
+
+TEST_CASE("negative parameter values and duplicate choices or values are refused", "[templates][reliability]") {
+    requireRefused(loadEdited("negative", {{"values=\"32,64,128,256,2048\"", "values=\"-32,64,128,256,2048\""}}), 11, "must not be negative");
+    requireRefused(loadEdited("negative_range", {{"min=\"1\" max=\"8\"", "min=\"-2\" max=\"8\""}}), 12, "must not be negative");
+    requireRefused(loadEdited("dup_value", {{"values=\"32,64,128,256,2048\"", "values=\"32,64,64,256,2048\""}}), 11, "value 64 twice");
+    requireRefused(loadEdited("dup_choice", {{"<choice name=\"f16\"", "<choice name=\"f32\""}}), 9, "choice 'f32' twice");
+}
+
+TEST_CASE("a default that makes a derived value divide by zero is refused at load", "[templates][reliability]") {
+    // UNROLL defaults to 2: ITEMS becomes infinite, which would print as "inf threads".
+    requireRefused(loadEdited("derived_inf", {{"expr=\"BLOCK*UNROLL\"", "expr=\"BLOCK*UNROLL/(UNROLL-2)\""}}), 15, "derived 'ITEMS'");
+    requireRefused(loadEdited("derived_nan", {{"expr=\"BLOCK*UNROLL\"", "expr=\"0/(UNROLL-2)\""}}), 15, "not a number");
+}
+
+TEST_CASE("a zero value allowed by the constraints that divides by zero is refused at load", "[templates][reliability]") {
+    // UNROLL may be 0: ITEMS % 64 holds (0), is_pow2(0) does not, so the constraints refuse it.
+    const Edited guarded = loadEdited("zero_guarded", {{"min=\"1\" max=\"8\"", "min=\"0\" max=\"8\""}});
+    CHECK(guarded.lib.errors().empty());
+    // Without the is_pow2 rule, UNROLL=0 gives ITEMS=0 and a grid of ceil_div(n, 0).
+    requireRefused(loadEdited("zero_grid", {{"min=\"1\" max=\"8\"", "min=\"0\" max=\"8\""}, {"expr=\"is_pow2(UNROLL)\"", "expr=\"1\""}}), 12,
+                   "value 0 of 'UNROLL'");
+    // A remainder by a parameter that may be 0 is reported as a division by zero, not as the rule.
+    requireRefused(loadEdited("zero_modulo", {{"min=\"1\" max=\"8\"", "min=\"0\" max=\"8\""}, {"expr=\"ITEMS % 64 == 0\"", "expr=\"BLOCK % UNROLL == 0\""}}),
+                   12, "remainder (%) by zero");
+}
+
+TEST_CASE("a constraint that takes a remainder by zero is reported as such", "[templates][reliability]") {
+    requireRefused(loadEdited("modulo_zero", {{"expr=\"ITEMS % 64 == 0\"", "expr=\"ITEMS % 0 == 0\""}}), 19, "remainder (%) by zero");
+    // For a config that only some values reach, validation says what went wrong, not the rule's message.
+    const Edited e = loadEdited("modulo_three", {{"expr=\"ITEMS % 64 == 0\"", "expr=\"ITEMS % (UNROLL-4) == 0\""}});
+    REQUIRE(e.lib.errors().empty());
+    const auto tmpl = e.lib.find("broken");
+    const Config c = tmpl->withValues(tmpl->defaultConfig(), {{"UNROLL", "4"}});
+    const auto violations = tmpl->validate(c, kx::test::fakeArch());
+    REQUIRE(violations.size() == 1);  // is_pow2(4) holds; the remainder by zero does not
+    bool sawRemainder = false;
+    for (const Violation& v : violations) {
+        CHECK_THAT(v.message, !Catch::Contains("must be a multiple of 64"));
+        sawRemainder = sawRemainder || v.message.find("remainder (%) by zero") != std::string::npos;
+    }
+    CHECK(sawRemainder);
+}
+
+TEST_CASE("a constraint message naming an unknown variable is refused at load", "[templates][reliability]") {
+    requireRefused(loadEdited("message", {{"message=\"UNROLL ({UNROLL})", "message=\"UNROLL ({UNROLLS})"}}), 18, "{UNROLLS}");
+}
+
+TEST_CASE("strict evaluation reports divisions by zero", "[templates][reliability]") {
+    const VariableMap vars = {{"a", 6}, {"z", 0}};
+    CHECK(evaluateExpressionStrict("a % 4", vars) == 2);
+    CHECK_THROWS_WITH(evaluateExpressionStrict("a % z", vars), Catch::Contains("remainder (%) by zero"));
+    CHECK_THROWS_WITH(evaluateExpressionStrict("ceil_div(a, z)", vars), Catch::Contains("ceil_div by zero"));
+    CHECK_THROWS_WITH(evaluateExpressionStrict("a / z", vars), Catch::Contains("infinite"));
+    // Outside strict mode the old behaviour stays: a comparison with NaN is false.
+    CHECK(evaluateExpression("a % z == 0", vars) == 0);
+}
+
+TEST_CASE("counts beyond a 64-bit integer are refused instead of overflowing", "[templates][reliability]") {
+    const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "tests/engine/templates/data");
+    const auto tmpl = lib.find("tiny");
+    REQUIRE(tmpl);
+    SizeMap sizes = tmpl->defaultSizes();
+    sizes["n"] = 4'000'000'000'000'000'000LL;
+    CHECK_NOTHROW(tmpl->resolveArgs(tmpl->defaultConfig(), kx::test::fakeArch(), sizes));
+    // 1e293 elements: refused by name rather than cast (undefined behaviour).
+    const Edited huge = loadEdited("huge", {{"count=\"n\"", "count=\"n*1e290\""}});
+    REQUIRE(huge.lib.errors().empty());
+    CHECK_THROWS_WITH(huge.lib.find("broken")->resolveArgs(huge.lib.find("broken")->defaultConfig(), kx::test::fakeArch(), huge.lib.find("broken")->defaultSizes()),
+                      Catch::Contains("beyond any count"));
+}
