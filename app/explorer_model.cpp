@@ -31,7 +31,10 @@ ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::pa
       m_arches(engine::ArchDatabase::loadFromDataRoot(m_dataRoot)),
       m_library(engine::TemplateLibrary::load(m_dataRoot / "templates")),
       m_compilerVersion(engine::nvrtcVersionString()),
-      m_compiler(std::make_shared<engine::Compiler>(std::move(cacheDir))) {
+      m_compiler(std::make_shared<engine::Compiler>(cacheDir)),
+      // Beside the NVRTC cache (".../nvrtc" -> ".../hip"), as kx keeps them.
+      m_hipCompiler(std::make_shared<engine::HipCompiler>(cacheDir.parent_path() / "hip", m_dataRoot / "assets/hip/kx_hip_prelude.h")),
+      m_hipCompilerVersion(engine::hipClangVersion()) {
     for (const auto& e : m_arches.errors()) m_loadWarnings.push_back(e.toString());
     for (const auto& e : m_library.errors()) m_loadWarnings.push_back(e.toString());
     if (m_arches.arches().empty()) m_loadWarnings.push_back("no architectures under " + (m_dataRoot / "assets/arch").string());
@@ -109,7 +112,8 @@ void ExplorerModel::edited() {
         const auto n = m_variant->violations.size();
         m_skipReason = fmt::format("not compiled: {} violated constraint{}", n, n == 1 ? "" : "s");
     } else if (m_arch->vendor != engine::Vendor::Nvidia) {
-        m_skipReason = fmt::format("not compiled: {} is AMD (HIP compile is not in the app yet)", m_arch->name);
+        if (!compilesHip()) m_skipReason = fmt::format("not compiled: {} has no HIP source for {}", m_template->id(), m_arch->name);
+        else if (m_hipCompilerVersion.empty()) m_skipReason = "not compiled: " + engine::hipClangMissingMessage();
     } else if (!m_arch->compilable) {
         m_skipReason = fmt::format("not compiled: {} is analysis-only ({} cannot target it)", m_arch->name,
                                    m_compilerVersion);
@@ -133,8 +137,8 @@ void ExplorerModel::derive() {
     m_launchError.clear();
     m_sizes.clear();
     if (m_template == nullptr || m_arch == nullptr) return;
-    // The templates' sources are CUDA: on an AMD arch there is nothing to validate or compile,
-    // only the occupancy calculator to use.
+    // A template without a HIP source has nothing to validate or compile on an AMD arch, only
+    // the occupancy calculator to use.
     const auto& langs = m_template->manifest().languages;
     if (m_arch->vendor == engine::Vendor::Amd && std::find(langs.begin(), langs.end(), "hip") == langs.end()) {
         m_prepareError = m_template->id() + " has CUDA source only: pick an NVIDIA arch to compile it (" + m_arch->name +
@@ -283,6 +287,10 @@ bool ExplorerModel::restoreEditorState(const std::string& json) {
 
 void ExplorerModel::startCompile() {
     if (!m_variant) return;
+    if (compilesHip()) {
+        startHipCompile();
+        return;
+    }
     if (m_job) m_job->cancel();  // a queued stale job never runs; a running one is discarded
     m_phase = CompilePhase::Running;
     m_compilingName = m_variant->name;
@@ -309,7 +317,14 @@ void ExplorerModel::startCompile() {
             if (result.ok && !job.cancelled()) {
                 post(result, false);
                 job.setStage("ptxas");
+                const engine::CompileResult ptxStage = result;
                 result = compiler->compile(request);
+                // The full stage reads the PTX back from the cache the first stage just wrote, so
+                // its own PTX time is 0: report the time this edit really waited for it.
+                if (!result.fromCache && !ptxStage.fromCache && result.ptxMs == 0) {
+                    result.ptxMs = ptxStage.ptxMs;
+                    result.compileMs += ptxStage.ptxMs;
+                }
             }
         } catch (const std::exception& e) {
             result.ok = false;
@@ -328,6 +343,39 @@ void ExplorerModel::onCompiled(std::uint64_t generation, std::string name, engin
     m_phase = CompilePhase::Ready;
     m_compilingName.clear();
     if (m_prefetchOn && m_result->ok && m_template && m_arch) m_prefetch.start(m_template, m_config, *m_arch, m_lastEdited, m_lastPrevious);
+}
+
+// One clang run gives the ISA, the code object and the resources: one post, no second stage.
+void ExplorerModel::startHipCompile() {
+    if (m_job) m_job->cancel();
+    m_phase = CompilePhase::Running;
+    m_compilingName = m_variant->name;
+    auto compiler = m_hipCompiler;
+    const engine::HipCompileRequest request = engine::hipRequest(m_variant->request);
+    const std::uint64_t generation = m_generation;
+    std::string name = m_variant->name;
+    engine::Mailbox* mailbox = &m_mailbox;
+    m_job = m_jobs.submit("compile " + name, [this, compiler, request, generation, name, mailbox](engine::Job& job) {
+        if (job.cancelled()) return;
+        engine::HipCompileResult result;
+        try {
+            job.setStage("clang");
+            result = compiler->compile(request);
+        } catch (const std::exception& e) {
+            result.ok = false;
+            result.log = std::string("internal error: ") + e.what();
+        }
+        mailbox->post([this, generation, name, r = std::move(result)]() mutable { onHipCompiled(generation, name, std::move(r)); });
+    });
+}
+
+void ExplorerModel::onHipCompiled(std::uint64_t generation, std::string name, engine::HipCompileResult result) {
+    if (generation != m_generation) return;
+    m_hipResult = std::move(result);
+    m_hipResultGeneration = generation;
+    m_resultName = std::move(name);
+    m_phase = CompilePhase::Ready;
+    m_compilingName.clear();
 }
 
 }  // namespace kx::app

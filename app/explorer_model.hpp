@@ -11,6 +11,7 @@
 #include "analysis/roofline.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/compiler.hpp"
+#include "compile/hip_compiler.hpp"
 #include "compile/neighbour_prefetch.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
@@ -88,6 +89,14 @@ public:
     bool resultIsCurrent() const { return m_result && m_resultGeneration == m_generation; }
     const std::string& resultName() const { return m_resultName; }  // config name of compileResult()
     const std::string& skipReason() const { return m_skipReason; }
+    // AMD arches compile the template's HIP source with clang 19 (engine/compile/hip_compiler):
+    // the latest result, or nullptr. It may belong to an older edit (hipResultIsCurrent()).
+    // compileResult() stays NVIDIA's.
+    const engine::HipCompileResult* hipResult() const { return m_hipResult ? &*m_hipResult : nullptr; }
+    bool hipResultIsCurrent() const { return m_hipResult && m_hipResultGeneration == m_generation; }
+    const std::string& hipCompilerVersion() const { return m_hipCompilerVersion; }
+    // True when the current variant is HIP for an AMD arch (what hipResult() describes).
+    bool compilesHip() const { return m_variant && m_variant->language == "hip"; }
     // Bumped on every edit; a compile result carries the generation it was started for.
     std::uint64_t generation() const { return m_generation; }
     // Speculative compiles of the configs one edit away, after each compile (on by default;
@@ -142,6 +151,8 @@ private:
     void startCompile();
     // final: the last stage of the edit's compile; before it, result holds the PTX only.
     void onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result, bool final);
+    void startHipCompile();
+    void onHipCompiled(std::uint64_t generation, std::string name, engine::HipCompileResult result);
 
     std::filesystem::path m_dataRoot;
     engine::ArchDatabase m_arches;
@@ -149,6 +160,10 @@ private:
     std::vector<std::string> m_loadWarnings;
     std::string m_compilerVersion;
     std::shared_ptr<engine::Compiler> m_compiler;
+    std::shared_ptr<engine::HipCompiler> m_hipCompiler;
+    std::string m_hipCompilerVersion;  // "clang 19.1.7", empty when clang 19 is absent
+    std::optional<engine::HipCompileResult> m_hipResult;
+    std::uint64_t m_hipResultGeneration = 0;
 
     std::shared_ptr<const engine::Template> m_template;
     const engine::Arch* m_arch = nullptr;  // points into m_arches, which never changes

@@ -9,6 +9,8 @@ packages=(
   libfreetype-dev fonts-jetbrains-mono nlohmann-json3-dev libdtl-dev libcli11-dev
   libxxhash-dev libmuparser-dev libfmt-dev libspdlog-dev
   xvfb xauth libgl1-mesa-dri
+  clang-19 llvm-19 lld-19  # HIP to AMD ISA (gfx90a, gfx942) without ROCm
+  clang-14 libclang-rt-14-dev  # libFuzzer + ASan/UBSan for scripts/fuzz.sh
 )
 
 missing=()
@@ -27,4 +29,16 @@ fi
 if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
   echo "The CUDA Toolkit was not found at /usr/local/cuda: install CUDA 13 (NVRTC is required)." >&2
   exit 1
+fi
+
+# nvdisasm (SASS listings with line info, life ranges and encodings) is part of full CUDA
+# toolkits; where the toolkit came without it, NVIDIA's PyPI package provides it. It is placed in
+# the toolkit's bin folder, where the engine looks for it. Best effort: the app works without it.
+cuda_bin=/usr/local/cuda/bin
+if [[ -d $cuda_bin && ! -x $cuda_bin/nvdisasm ]] && ! command -v nvdisasm >/dev/null && command -v python3 >/dev/null; then
+  if python3 -m pip install -q nvidia-cuda-nvdisasm 2>/dev/null; then
+    found=$(python3 -c 'import glob, site; hits = [h for p in site.getsitepackages() for h in glob.glob(p + "/nvidia/cu*/bin/nvdisasm")]; print(hits[0] if hits else "")' 2>/dev/null || true)
+    [[ -n $found && -w $cuda_bin ]] && ln -sf "$found" "$cuda_bin/nvdisasm" && echo "nvdisasm: linked $found into $cuda_bin"
+  fi
+  [[ -x $cuda_bin/nvdisasm ]] || echo "nvdisasm was not found: SASS line info, live registers and control codes stay unavailable." >&2
 fi

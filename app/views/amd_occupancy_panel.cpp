@@ -1,5 +1,7 @@
 #include "views/amd_occupancy_panel.hpp"
 
+#include "explorer_model.hpp"
+
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
@@ -68,6 +70,33 @@ void AmdOccupancyPanel::recompute(const engine::Arch& arch) {
     }
 }
 
+void AmdOccupancyPanel::setCompiled(const ExplorerModel& model) {
+    const engine::HipCompileResult* r = model.hipResult();
+    const engine::Arch* arch = model.currentArch();
+    if (!model.compilesHip() || r == nullptr || !r->ok || !model.hipResultIsCurrent() || arch == nullptr || !model.launch()) {
+        if (!model.compilesHip()) {
+            m_compiled.reset();
+            m_compiledKey.clear();
+        }
+        return;
+    }
+    const std::string key = model.resultName() + "@" + arch->name + "#" + r->cacheKey;
+    if (key == m_compiledKey) return;
+    m_compiledKey = key;
+    m_compiled.reset();
+    // The kernel the launch describes (the primary one).
+    const engine::AmdKernelResources* k = engine::amdKernelNamed(r->kernels, model.launch()->kernel);
+    if (k == nullptr) return;
+    m_compiledName = k->function;
+    const int workgroup = static_cast<int>(model.launch()->threadsPerBlock());
+    m_input = engine::amdOccupancyInput(*k, workgroup, model.launch()->dynamicSmemBytes);
+    try {
+        m_compiled = engine::amdKernelOccupancy(*arch, *k, workgroup, model.launch()->dynamicSmemBytes);
+    } catch (const engine::InputError&) {
+        // The form shows why the launch cannot run.
+    }
+}
+
 void AmdOccupancyPanel::draw(const engine::Arch& arch) {
     drawForm(arch);
     if (m_computedArch != arch.name || !m_computedInput || !sameInput(*m_computedInput, m_input)) recompute(arch);
@@ -80,10 +109,23 @@ void AmdOccupancyPanel::drawForm(const engine::Arch& arch) {
     const Palette& pal = m_theme.palette();
     const engine::AmdLimits& amd = arch.amd;
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(Theme::toVec4(pal.textDim),
-                       "%s (%s): the templates compile for NVIDIA only, so there is no compiler register count here. "
-                       "Enter a kernel's figures (hipcc -Rpass-analysis=kernel-resource-usage prints them).",
-                       arch.name.c_str(), arch.family.c_str());
+    if (m_compiled) {
+        const engine::AmdKernelOccupancy& c = *m_compiled;
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s (%s), from clang's compile of %s. Edit a figure to see what it would change.",
+                           arch.name.c_str(), arch.family.c_str(), m_compiledName.c_str());
+        ImGui::TextColored(Theme::toVec4(c.agreesWithCompiler ? pal.ok : pal.warn),
+                           "Compiler: %d waves/SIMD; the same formula from the arch data: %d (%s).", c.compilerWavesPerSimd,
+                           c.reproducedWavesPerSimd, c.agreesWithCompiler ? "agrees" : "differs");
+        tooltip("clang prints its own occupancy (\"; Occupancy: N\" in the ISA): waves per SIMD for workgroups of the "
+                "kernel's maximum size. Worked out again from VGPRs, SGPRs, LDS and this arch's limits, it must come out "
+                "the same: that is the check that the calculator's data is the compiler's.");
+        if (!c.difference.empty()) ImGui::TextColored(Theme::toVec4(pal.textFaint), "Whole workgroups: %s.", c.difference.c_str());
+    } else {
+        ImGui::TextColored(Theme::toVec4(pal.textDim),
+                           "%s (%s): no HIP compile to start from (the template has no HIP source, or it has not compiled). "
+                           "Enter a kernel's figures (hipcc -Rpass-analysis=kernel-resource-usage prints them).",
+                           arch.name.c_str(), arch.family.c_str());
+    }
     ImGui::PopTextWrapPos();
 
     // The fields flow onto as many rows as the panel's width needs.

@@ -2,12 +2,13 @@
 // size, LDS) with the result, the limiting resource in a sentence, and a graph of waves per SIMD
 // against VGPRs per thread with the current input marked.
 //
-// Our templates compile for NVIDIA only, so there is no compiler register count to start from:
-// the user types the figures (from hipcc -Rpass-analysis=kernel-resource-usage, or a guess).
+// A template with a HIP source fills the form from its clang compile (setCompiled): VGPRs, AGPRs,
+// SGPRs, LDS and the launch's workgroup, with the compiler's own occupancy beside ours. Without
+// one the user types the figures (hipcc -Rpass-analysis=kernel-resource-usage prints them).
 // Computed with engine::amdOccupancy; the curve is recomputed only when an input changes.
 #pragma once
 
-#include "analysis/amd_occupancy.hpp"
+#include "analysis/amd_kernel_occupancy.hpp"
 
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 namespace kx::app {
 
 class Theme;
+class ExplorerModel;
 
 class AmdOccupancyPanel {
 public:
@@ -23,6 +25,9 @@ public:
 
     // Draws form, result and graph for arch (an AMD arch), filling the available region.
     void draw(const engine::Arch& arch);
+    // Takes the current HIP compile's figures from the model (once per new result: edits the
+    // user makes to the form stay until the next compile). No-op without a current HIP result.
+    void setCompiled(const ExplorerModel& model);
 
 private:
     void recompute(const engine::Arch& arch);
@@ -32,6 +37,10 @@ private:
     void tooltip(const std::string& text) const;
 
     const Theme& m_theme;
+    // The compile the form was last filled from ("name@arch"), and its figures.
+    std::string m_compiledKey;
+    std::optional<engine::AmdKernelOccupancy> m_compiled;
+    std::string m_compiledName;
     // Defaults: a typical HIP kernel (128 VGPRs, 48 SGPRs, 256 threads, 8 KiB of LDS).
     engine::AmdOccupancyInput m_input{128, 0, 48, 256, 8 * 1024};
 

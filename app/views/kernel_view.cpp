@@ -20,6 +20,24 @@ void KernelView::drawContent() {
     drawTemplatePicker();
     ImGui::Spacing();
     drawArchPicker();
+    // The description last: on a short window the pickers stay in view and the prose scrolls.
+    ImGui::Spacing();
+    drawSummary();
+}
+
+void KernelView::drawSummary() {
+    const Palette& pal = theme().palette();
+    const engine::Template* current = model().currentTemplate();
+    if (current != nullptr) {
+        const auto& m = current->manifest();
+        ImGui::TextColored(Theme::toVec4(pal.accentHover), "%s", m.category.c_str());
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", m.summary.c_str());
+        ImGui::PopTextWrapPos();
+    } else if (model().library().templates().empty()) {
+        ImGui::TextColored(Theme::toVec4(pal.warn), "No templates found under %s/templates",
+                           model().dataRoot().c_str());
+    }
 }
 
 void KernelView::drawTemplatePicker() {
@@ -50,16 +68,6 @@ void KernelView::drawTemplatePicker() {
             ImGui::Unindent();
         }
         ImGui::EndCombo();
-    }
-    if (current != nullptr) {
-        const auto& m = current->manifest();
-        ImGui::TextColored(Theme::toVec4(pal.accentHover), "%s", m.category.c_str());
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", m.summary.c_str());
-        ImGui::PopTextWrapPos();
-    } else if (model().library().templates().empty()) {
-        ImGui::TextColored(Theme::toVec4(pal.warn), "No templates found under %s/templates",
-                           model().dataRoot().c_str());
     }
 }
 
@@ -93,7 +101,7 @@ void KernelView::drawArchPicker() {
                 if (selected) ImGui::SetItemDefaultFocus();
                 if (g == AnalysisOnly) helpTooltip(model().compilerVersion() + " cannot target " + a.name +
                                                    ": validation and source only.");
-                else if (g == Amd) helpTooltip("AMD: validation and source only (HIP compile is not in the app yet).");
+                else if (g == Amd) helpTooltip("AMD: HIP source compiled with clang 19 to ISA, resources and occupancy (templates with a HIP flavour); no runs.");
             }
         }
         ImGui::EndCombo();

@@ -15,6 +15,7 @@ protected:
 private:
     void drawTemplatePicker();
     void drawArchPicker();
+    void drawSummary();  // the template's category and description
 };
 
 }  // namespace kx::app

@@ -52,9 +52,23 @@ std::optional<OccupancyView::Inputs> OccupancyView::gatherInputs(std::string* wh
         *why = arch->name + " is an AMD arch: see the AMD calculator.";  // drawContent shows AmdOccupancyPanel
         return std::nullopt;
     }
-    if (model().phase() == CompilePhase::Skipped) {
+    // An analysis-only arch has no compiler to report registers: the user's estimate stands in,
+    // so its occupancy is a calculator (as AMD's is) rather than an empty panel.
+    const bool manual = !arch->compilable && model().isValid() && model().launch().has_value();
+    if (model().phase() == CompilePhase::Skipped && !manual) {
         *why = "No occupancy: " + model().skipReason() + ".";
         return std::nullopt;
+    }
+    if (manual) {
+        const auto& launch = *model().launch();
+        Inputs in;
+        in.arch = arch->name;
+        in.occ.registersPerThread = m_manualRegisters;
+        in.occ.threadsPerBlock = static_cast<int>(launch.threadsPerBlock());
+        in.occ.dynamicSmemBytes = launch.dynamicSmemBytes;
+        in.occ.carveoutPercent = m_carveout;
+        in.occ.barriers = 1;
+        return in;
     }
     const engine::CompileResult* r = model().compileResult();
     if (r == nullptr) {
@@ -156,6 +170,7 @@ void OccupancyView::recompute(const Inputs& in) {
 void OccupancyView::drawContent() {
     const Palette& pal = theme().palette();
     if (const engine::Arch* current = model().currentArch(); current != nullptr && current->vendor == engine::Vendor::Amd) {
+        m_amd.setCompiled(model());  // the HIP compile's figures, when there is one
         m_amd.draw(*current);
         return;
     }
@@ -171,6 +186,16 @@ void OccupancyView::drawContent() {
     if (!m_inputs || !(*m_inputs == *in)) recompute(*in);
     const engine::Arch* arch = model().archDatabase().findArch(in->arch);
     if (arch == nullptr) return;
+    if (!arch->compilable) {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextColored(Theme::toVec4(pal.warn), "Calculator:");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        ImGui::SliderInt("regs/thread (estimate)", &m_manualRegisters, 16, arch->nv.maxRegsPerThread);
+        helpTooltip(arch->name + " is analysis-only: no compiler reports its registers, so set the count you expect "
+                                 "(the same config on a compilable arch is a good guess). Threads and shared memory "
+                                 "come from the launch.");
+    }
 
     drawSummary(*arch);
 

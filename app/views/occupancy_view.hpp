@@ -7,7 +7,7 @@
 // ptxas report), threads per block and dynamic shared memory from the launch geometry, the
 // selected arch. Computed with engine::nvidiaOccupancy (the CUDA toolkit's own calculator), so it
 // needs no GPU. The curves are recomputed only when an input changes, never per frame.
-// On AMD arches the view shows AmdOccupancyPanel instead (our templates compile for NVIDIA only).
+// On AMD arches the view shows AmdOccupancyPanel instead, fed from the HIP compile when there is one.
 #pragma once
 
 #include "analysis/occupancy.hpp"
@@ -61,6 +61,7 @@ private:
     std::string pointText(const Curve& c, CurveKind kind, std::size_t i, const engine::Arch& arch) const;
     std::string teachingText(CurveKind kind, const engine::Arch& arch) const;
 
+    int m_manualRegisters = 64;  // analysis-only arches: the user's estimate in place of ptxas's
     int m_carveout = -1;  // -1: no preference, else percent of the SM's maximum shared memory
     std::optional<Inputs> m_inputs;  // what the figures below were computed for
     std::optional<engine::OccupancyResult> m_result;

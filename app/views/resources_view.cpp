@@ -57,6 +57,10 @@ void meter(const Theme& theme, float fraction, const std::string& caption) {
 
 void ResourcesView::drawContent() {
     const Palette& pal = theme().palette();
+    if (model().compilesHip()) {
+        drawHip();
+        return;
+    }
     const engine::CompileResult* r = model().compileResult();
     const CompilePhase phase = model().phase();
 
@@ -145,6 +149,106 @@ void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
         const long long total = k.sharedBytes + dyn;
         meter(theme(), static_cast<float>(total) / static_cast<float>(arch->nv.smemPerBlockOptin),
               fmt::format("{} of {} shared", bytes(total), bytes(arch->nv.smemPerBlockOptin)));
+    }
+}
+
+void ResourcesView::drawHip() {
+    const Palette& pal = theme().palette();
+    // First, where it cannot be missed: the code and its figures are real, a run is not possible.
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(Theme::toVec4(pal.warn), "AMD: compiled only. Running needs an AMD GPU, and Kernel Explorer has not been run "
+                                                "on AMD hardware.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    const engine::HipCompileResult* r = model().hipResult();
+    const CompilePhase phase = model().phase();
+    if (phase == CompilePhase::Skipped) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "No resources: %s.", model().skipReason().c_str());
+        ImGui::PopTextWrapPos();
+    } else if (r == nullptr) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "Waiting for the first HIP compile\u2026");
+    } else if (model().hipResultIsCurrent() && !r->ok) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.", r->diagnostics.size(),
+                           r->diagnostics.size() == 1 ? "" : "s");
+        ImGui::PopTextWrapPos();
+    } else if (r->kernels.empty()) {
+        ImGui::TextColored(Theme::toVec4(pal.warn), "The code object lists no kernel.");
+    } else {
+        m_kernelIndex = std::clamp(m_kernelIndex, 0, static_cast<int>(r->kernels.size()) - 1);
+        if (r->kernels.size() > 1) {
+            ImGui::SetNextItemWidth(-FLT_MIN);
+            if (ImGui::BeginCombo("##amdkernel", r->kernels[static_cast<std::size_t>(m_kernelIndex)].function.c_str())) {
+                for (std::size_t i = 0; i < r->kernels.size(); ++i)
+                    if (ImGui::Selectable(r->kernels[i].function.c_str(), static_cast<int>(i) == m_kernelIndex)) m_kernelIndex = static_cast<int>(i);
+                ImGui::EndCombo();
+            }
+        }
+        drawAmdKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().hipResultIsCurrent());
+    }
+    ImGui::Spacing();
+    sectionHeader("Compiler");
+    if (beginProps("##hipcompiler")) {
+        prop(theme(), "HIP (AMD)", model().hipCompilerVersion().empty() ? std::string("clang 19 not found") : model().hipCompilerVersion(),
+             model().hipCompilerVersion().empty() ? pal.warn : pal.text, false);
+        if (r != nullptr && r->ok) {
+            const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
+            prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !model().hipResultIsCurrent());
+        }
+        ImGui::EndTable();
+    }
+}
+
+void ResourcesView::drawAmdKernel(const engine::AmdKernelResources& k, bool dimmed) {
+    const Palette& pal = theme().palette();
+    const engine::Arch* arch = model().currentArch();
+    const auto& launch = model().launch();
+    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
+    helpTooltip(k.function);
+    ImGui::Spacing();
+
+    sectionHeader("Per lane (thread)");
+    if (beginProps("##lane")) {
+        prop(theme(), "VGPRs", std::to_string(k.vgprs), pal.text, dimmed);
+        prop(theme(), "AGPRs", std::to_string(k.agprs), pal.text, dimmed);
+        prop(theme(), "Unified VGPRs", std::to_string(k.totalVgprs), pal.text, dimmed);
+        prop(theme(), "Scratch", bytes(k.scratchBytes), k.scratchBytes > 0 ? pal.error : pal.text, dimmed);
+        prop(theme(), "VGPR spills", std::to_string(k.vgprSpills), k.vgprSpills > 0 ? pal.error : pal.text, dimmed);
+        ImGui::EndTable();
+    }
+    if (arch != nullptr && arch->amd.maxVgprsPerWave > 0)
+        meter(theme(), static_cast<float>(k.totalVgprs) / static_cast<float>(arch->amd.maxVgprsPerWave),
+              fmt::format("{} of {} VGPRs + AGPRs", k.totalVgprs, arch->amd.maxVgprsPerWave));
+    ImGui::Spacing();
+    sectionHeader("Per wave");
+    if (beginProps("##wave")) {
+        prop(theme(), "Wave size", std::to_string(k.wavefrontSize), pal.text, dimmed);
+        prop(theme(), "SGPRs", std::to_string(k.sgprs), pal.text, dimmed);
+        prop(theme(), "SGPR spills", std::to_string(k.sgprSpills), k.sgprSpills > 0 ? pal.error : pal.text, dimmed);
+        prop(theme(), "Compiler occupancy", fmt::format("{} waves/SIMD", k.compilerOccupancy), pal.text, dimmed);
+        ImGui::EndTable();
+    }
+    ImGui::Spacing();
+    sectionHeader("Per workgroup");
+    const long long dyn = launch ? launch->dynamicSmemBytes : 0;
+    if (beginProps("##wg")) {
+        prop(theme(), "Threads", launch ? std::to_string(launch->threadsPerBlock()) : "?", pal.text, false);
+        prop(theme(), "Kernel bound", std::to_string(k.maxFlatWorkgroupSize), pal.text, dimmed);
+        prop(theme(), "Static LDS", bytes(k.ldsBytes), pal.text, dimmed);
+        prop(theme(), "Dynamic LDS", launch ? bytes(dyn) : "?", pal.text, false);
+        prop(theme(), "Code", bytes(k.codeBytes), pal.text, dimmed);
+        ImGui::EndTable();
+    }
+    if (arch != nullptr && arch->amd.maxLdsPerWorkgroup > 0) {
+        const long long total = k.ldsBytes + dyn;
+        meter(theme(), static_cast<float>(total) / static_cast<float>(arch->amd.maxLdsPerWorkgroup),
+              fmt::format("{} of {} LDS", bytes(total), bytes(arch->amd.maxLdsPerWorkgroup)));
+    }
+    if (k.spills()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "Scratch in use: spills or private arrays go to memory, hundreds of cycles away.");
+        ImGui::PopTextWrapPos();
     }
 }
 

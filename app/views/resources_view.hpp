@@ -1,4 +1,5 @@
-// Right column: the ptxas resource report of the compiled kernel (Resources) and the launch
+// Right column: the ptxas resource report of the compiled kernel, or for AMD arches the HIP
+// compile's code-object metadata (Resources), and the launch
 // geometry for the template's default problem sizes (Launch).
 #pragma once
 
@@ -6,6 +7,7 @@
 
 namespace kx::engine {
 struct KernelResources;
+struct AmdKernelResources;
 }
 
 namespace kx::app {
@@ -19,6 +21,9 @@ protected:
 
 private:
     void drawKernel(const engine::KernelResources& k, bool dimmed);
+    // AMD arches: clang's HIP compile (VGPRs, AGPRs, SGPRs, LDS, scratch, occupancy).
+    void drawHip();
+    void drawAmdKernel(const engine::AmdKernelResources& k, bool dimmed);
     int m_kernelIndex = 0;  // which kernel of a multi-kernel result
 };
 

@@ -7,6 +7,9 @@ std::map<std::string, double> Arch::expressionVariables() const {
     std::map<std::string, double> vars;
     vars["warp_size"] = warpSize;
     vars["l2_bytes"] = static_cast<double>(l2Bytes);
+    // The compute capability where there is one, 0 on AMD: for a manifest whose CUDA and HIP
+    // flavours share an expression that depends on it ("nv_cc >= 80": cp.async exists).
+    vars["nv_cc"] = vendor == Vendor::Nvidia ? nv.computeMajor * 10 + nv.computeMinor : 0;
 
     if (vendor == Vendor::Nvidia) {
         vars["cc"] = nv.computeMajor * 10 + nv.computeMinor;

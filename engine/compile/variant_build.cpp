@@ -8,9 +8,10 @@ PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const
     PreparedVariant v;
     v.name = tmpl.configName(config);
     v.violations = tmpl.validate(config, arch);
-    v.source = tmpl.render(config, arch);
+    v.language = tmpl.languageFor(arch);
+    v.source = tmpl.render(config, arch, v.language);
     v.request.source = v.source;
-    v.request.fileName = v.name + ".cu";
+    v.request.fileName = v.name + (v.language == "hip" ? ".hip" : ".cu");
     v.request.arch = arch.name;
     return v;
 }

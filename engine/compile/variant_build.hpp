@@ -15,7 +15,10 @@ struct PreparedVariant {
     std::string name;                  // procedural config name
     std::vector<Violation> violations; // empty when valid
     std::string source;                // rendered source (rendered even when invalid, for reading)
-    CompileRequest request;            // ready for Compiler::compile when valid and compilable
+    std::string language;              // "cuda" or "hip" (Template::languageFor the arch)
+    // Ready for Compiler::compile when valid and compilable (CUDA); for HIP the same fields feed
+    // HipCompiler (hipRequest in compile/hip_compiler.hpp).
+    CompileRequest request;
 };
 
 // Throws InputError on a config that does not belong to the template or a broken placeholder.

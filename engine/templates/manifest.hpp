@@ -110,9 +110,15 @@ struct TemplateManifest {
     std::string title;
     std::string summary;
     std::string category;      // "Linear algebra", "Reductions", ...
-    std::vector<std::string> languages;  // "cuda", "hip"
-    std::string sourceFile;    // kernel source, relative to the folder
-    std::string namePattern;   // "gemm_{dtype}_{BM}x{BN}x{BK}"
+    std::vector<std::string> languages;  // "cuda", "hip": one <source> each
+    std::string sourceFile;    // kernel source, relative to the folder (the first <source>: CUDA)
+    // Every kernel source by language: <source file="reduce.cu"/> is CUDA, <source file=
+    // "reduce.hip" lang="hip"/> the HIP flavour. Holds sourceFile under its language.
+    std::map<std::string, std::string> sourceFiles;
+    std::map<std::string, int> sourceFileLines;  // manifest line of each <source>
+    int sourceLine = 0;        // manifest line of <source>
+    std::string namePattern;   // "gemm_{dtype}_{BM}x{BN}x{BK}": letters, digits, '_' and {PARAM}s
+    int namePatternLine = 0;
     std::vector<ParamSpec> params;
     std::vector<DerivedSpec> derived;
     std::vector<ConstraintSpec> constraints;
@@ -123,6 +129,10 @@ struct TemplateManifest {
     std::string rooflineUnit = "fp32"; // DeviceSpec unit of the compute roof; may use ${...}
     std::string flopsExpr = "0";
     std::string bytesExpr = "0";
+    // <traffic bytes="..."/>: the DRAM bytes the kernel moves for this config (tile re-reads, L2
+    // reuse); empty: the template has no traffic model and its traffic is bytesExpr.
+    std::string trafficExpr;
+    int trafficLine = 0;
     std::string referenceName; // the CPU reference (run/reference_registry.hpp); empty: none
     std::optional<VisualSpec> visual;  // <visual>: how the tile view draws it; none: no tile view
     std::string folder;        // absolute folder path

@@ -26,6 +26,14 @@ std::optional<double> numericAttribute(const std::string& text) {
     return value;
 }
 
+// An expression's value as a count or dimension. Casting a double outside long long's range is
+// undefined behaviour, so infinities and values beyond 2^62 are refused with what they are.
+long long toCount(double value, const std::string& what) {
+    if (!std::isfinite(value) || std::fabs(value) > 4.6e18)
+        throw InputError(what + " is " + formatNumber(value) + ", beyond any count a kernel can use (a division by zero or a size too large?)");
+    return static_cast<long long>(value);
+}
+
 const EnumChoice* findChoice(const ParamSpec& p, const std::string& name) {
     for (const EnumChoice& c : p.choices)
         if (c.name == name) return &c;
@@ -67,7 +75,26 @@ std::string fillMessage(const std::string& message, const VariableMap& vars, con
 }  // namespace
 
 Template::Template(TemplateManifest manifest, std::string kernelSource)
-    : m_manifest(std::move(manifest)), m_kernelSource(std::move(kernelSource)) {}
+    : m_manifest(std::move(manifest)), m_kernelSource(std::move(kernelSource)) {
+    m_sources["cuda"] = m_kernelSource;
+}
+
+Template::Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage)
+    : m_manifest(std::move(manifest)), m_sources(std::move(sourcesByLanguage)) {
+    if (auto it = m_sources.find("cuda"); it != m_sources.end()) m_kernelSource = it->second;
+    else if (!m_sources.empty()) m_kernelSource = m_sources.begin()->second;
+}
+
+const std::string& Template::kernelSource(const std::string& language) const {
+    static const std::string kNone;
+    auto it = m_sources.find(language);
+    return it == m_sources.end() ? kNone : it->second;
+}
+
+std::string Template::languageFor(const Arch& arch) const {
+    if (!hasLanguage("cuda")) return "hip";
+    return arch.vendor == Vendor::Amd && hasLanguage("hip") ? "hip" : "cuda";
+}
 
 Config Template::defaultConfig() const {
     Config c;
@@ -143,12 +170,23 @@ std::map<std::string, double> Template::variables(const Config& config, const Ar
 std::vector<Violation> Template::validate(const Config& config, const Arch& arch) const {
     const VariableMap vars = variables(config, arch);
     std::vector<Violation> violations;
+    // A derived value that divides by zero would reach the source as "inf": the config is refused
+    // with the reason, whatever the constraints say.
+    for (const DerivedSpec& d : m_manifest.derived)
+        if (!std::isfinite(vars.at(d.name)))
+            violations.push_back({"derived value " + d.name + " = " + d.expr + " divides by zero for this config", d.expr, d.line});
     for (const ConstraintSpec& c : m_manifest.constraints) {
         double holds = 0;
         try {
-            holds = evaluateExpression(c.expr, vars);
+            holds = evaluateExpressionStrict(c.expr, vars);
         } catch (const InputError& e) {
-            throw InputError(m_manifest.manifestFile + ":" + std::to_string(c.line) + ": constraint: " + e.what());
+            const std::string what = e.what();
+            // Strict evaluation: a remainder by zero is the config's problem, not the rule's.
+            if (what.find("by zero") != std::string::npos || what.find("infinite") != std::string::npos) {
+                violations.push_back({"the rule " + c.expr + " cannot hold: " + what, c.expr, c.line});
+                continue;
+            }
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(c.line) + ": constraint: " + what);
         }
         if (holds == 0) violations.push_back({fillMessage(c.message, vars, arch.name), c.expr, c.line});
     }
@@ -183,6 +221,7 @@ std::map<std::string, std::string> Template::placeholderValues(const Config& con
     for (const DerivedSpec& d : m_manifest.derived) text[d.name] = formatNumber(vars.at(d.name));
     text["KERNEL_NAME"] = configName(config);
     text["ARCH"] = arch.name;
+    text["WARP_SIZE"] = std::to_string(arch.warpSize);
     return text;
 }
 
@@ -210,7 +249,16 @@ std::string Template::substitute(const std::string& src, const std::map<std::str
 }
 
 std::string Template::render(const Config& config, const Arch& arch) const {
+    if (languageFor(arch) == "hip") return render(config, arch, "hip");
     return substitute(m_kernelSource, placeholderValues(config, arch), m_manifest.folder + "/" + m_manifest.sourceFile, 1);
+}
+
+std::string Template::render(const Config& config, const Arch& arch, const std::string& language) const {
+    auto it = m_sources.find(language);
+    if (it == m_sources.end()) throw InputError("template '" + m_manifest.id + "' has no " + language + " source");
+    auto file = m_manifest.sourceFiles.find(language);
+    const std::string name = file != m_manifest.sourceFiles.end() ? file->second : m_manifest.sourceFile;
+    return substitute(it->second, placeholderValues(config, arch), m_manifest.folder + "/" + name, 1);
 }
 
 namespace {
@@ -223,13 +271,13 @@ void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::vect
     r.swizzle = a.swizzle;
     long long elements = 1;
     for (const std::string& e : a.dims) {
-        const long long d = static_cast<long long>(evaluateExpression(e, vars));
+        const long long d = toCount(evaluateExpression(e, vars), what + ": dimension " + e);
         if (d < 1) throw InputError(what + ": dimension " + e + " = " + std::to_string(d) + " (each must be at least 1)");
         r.dims.push_back(d);
-        elements *= d;
+        if (__builtin_mul_overflow(elements, d, &elements)) throw InputError(what + " spans more elements than a 64-bit count holds");
     }
     for (const std::string& e : a.box) {
-        const long long b = static_cast<long long>(evaluateExpression(e, vars));
+        const long long b = toCount(evaluateExpression(e, vars), what + ": box size " + e);
         if (b < 1 || b > 256) throw InputError(what + ": box size " + e + " = " + std::to_string(b) + " (TMA boxes are 1 to 256 elements per dimension)");
         r.box.push_back(b);
     }
@@ -259,7 +307,7 @@ std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch&
         } else if (a.role == "tensor_map") {
             resolveTensorMap(a, vars, out, r);
         } else if (a.role != "pass") {
-            r.count = static_cast<long long>(evaluateExpression(a.count, vars));
+            r.count = toCount(evaluateExpression(a.count, vars), "arg '" + a.name + "' of " + m_manifest.id + ": element count " + a.count);
             if (r.count < 0) throw InputError("arg '" + a.name + "' of " + m_manifest.id + " would have " + std::to_string(r.count) + " elements");
             r.fill = substitute(a.fill, text, m_manifest.manifestFile, a.line);
         }
@@ -287,7 +335,10 @@ std::vector<SizeMap> Template::testSizes() const {
 
 SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides) const {
     SizeMap sizes = defaultSizes();
-    for (const auto& [key, value] : overrides) {
+    for (const auto& entry : overrides) {
+        // Named copies, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+        const std::string& key = entry.first;
+        const std::string& value = entry.second;
         auto spec = std::find_if(m_manifest.sizes.begin(), m_manifest.sizes.end(), [&](const SizeSpec& s) { return s.name == key; });
         if (spec == m_manifest.sizes.end()) {
             std::string known;
@@ -325,11 +376,11 @@ std::vector<LaunchStep> Template::launches(const Config& config, const Arch& arc
         step.primary = l.primary;
         step.geometry.kernel = step.kernel;
         for (int i = 0; i < 3; ++i) {
-            step.geometry.grid[i] = static_cast<long long>(evaluateExpression(l.grid[i], vars));
-            step.geometry.block[i] = static_cast<long long>(evaluateExpression(l.block[i], vars));
+            step.geometry.grid[i] = toCount(evaluateExpression(l.grid[i], vars), "grid dimension " + l.grid[i]);
+            step.geometry.block[i] = toCount(evaluateExpression(l.block[i], vars), "block dimension " + l.block[i]);
         }
-        step.geometry.dynamicSmemBytes = static_cast<long long>(evaluateExpression(l.dynamicSmem, vars));
-        step.repeat = static_cast<long long>(evaluateExpression(l.repeat, vars));
+        step.geometry.dynamicSmemBytes = toCount(evaluateExpression(l.dynamicSmem, vars), "dynamic shared memory " + l.dynamicSmem);
+        step.repeat = toCount(evaluateExpression(l.repeat, vars), "repeat " + l.repeat);
         if (step.repeat < 0)
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(l.line) + ": repeat is " + std::to_string(step.repeat));
         steps.push_back(std::move(step));
@@ -371,6 +422,18 @@ double Template::flops(const Config& config, const Arch& arch, const SizeMap& si
 
 double Template::minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const {
     return evaluateExpression(m_manifest.bytesExpr, variables(config, arch, sizes));
+}
+
+double Template::trafficBytes(const Config& config, const Arch& arch, const SizeMap& sizes, long long l2Bytes) const {
+    VariableMap vars = variables(config, arch, sizes);
+    const double compulsory = evaluateExpression(m_manifest.bytesExpr, vars);
+    if (m_manifest.trafficExpr.empty()) return compulsory;
+    if (l2Bytes > 0) vars["l2_bytes"] = static_cast<double>(l2Bytes);
+    try {
+        return std::max(compulsory, evaluateExpression(m_manifest.trafficExpr, vars));
+    } catch (const InputError& e) {
+        throw InputError(m_manifest.manifestFile + ":" + std::to_string(m_manifest.trafficLine) + ": traffic: " + e.what());
+    }
 }
 
 }  // namespace kx::engine

@@ -64,10 +64,18 @@ struct ResolvedBaseline {
 class Template {
 public:
     Template(TemplateManifest manifest, std::string kernelSource);
+    // One source per language ("cuda", "hip"); the manifest's sourceFile's language comes first.
+    Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage);
 
     const TemplateManifest& manifest() const { return m_manifest; }
     const std::string& id() const { return m_manifest.id; }
     const std::string& kernelSource() const { return m_kernelSource; }
+    // The source of a language; empty when the template has none.
+    const std::string& kernelSource(const std::string& language) const;
+    bool hasLanguage(const std::string& language) const { return m_sources.count(language) > 0; }
+    // The language an arch compiles: "hip" on AMD arches when the template has a HIP source,
+    // else "cuda".
+    std::string languageFor(const Arch& arch) const;
 
     Config defaultConfig() const;
 
@@ -88,8 +96,10 @@ public:
                                             const SizeMap& sizes = {}) const;
 
     // The kernel source with every ${NAME} replaced. Throws InputError when a placeholder names
-    // nothing known. Does not check constraints.
+    // nothing known. Does not check constraints. Renders languageFor(arch).
     std::string render(const Config& config, const Arch& arch) const;
+    // The named language's source; throws InputError when the template has none in it.
+    std::string render(const Config& config, const Arch& arch, const std::string& language) const;
 
     SizeMap defaultSizes() const;
     // The sizes the [gpu] tests run: one map per test run (see SizeSpec::testValues); just the
@@ -111,9 +121,17 @@ public:
     std::string rooflineUnit(const Config& config, const Arch& arch) const;
     double flops(const Config& config, const Arch& arch, const SizeMap& sizes) const;
     double minBytes(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    // True when the manifest declares <traffic bytes="..."/>.
+    bool hasTrafficModel() const { return !m_manifest.trafficExpr.empty(); }
+    // The DRAM bytes the kernel moves for this config: the manifest's traffic formula, never below
+    // minBytes (no kernel moves less than the compulsory bytes); minBytes when there is no formula.
+    // l2Bytes > 0 replaces the arch's l2_bytes (the L2 of the device the roofline is drawn for).
+    // Throws InputError naming the manifest line when the formula cannot be evaluated.
+    double trafficBytes(const Config& config, const Arch& arch, const SizeMap& sizes, long long l2Bytes = 0) const;
 
 private:
-    // Text for every ${NAME}: parameters, choice attributes, derived values, KERNEL_NAME, ARCH.
+    // Text for every ${NAME}: parameters, choice attributes, derived values, KERNEL_NAME, ARCH,
+    // WARP_SIZE (the arch's warp or wave size).
     std::map<std::string, std::string> placeholderValues(const Config& config, const Arch& arch) const;
     // Replaces ${NAME}s in text; where names the text in errors ("file:line: ").
     static std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
@@ -121,6 +139,7 @@ private:
 
     TemplateManifest m_manifest;
     std::string m_kernelSource;
+    std::map<std::string, std::string> m_sources;  // by language, m_kernelSource included
 };
 
 }  // namespace kx::engine

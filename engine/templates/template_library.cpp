@@ -1,5 +1,6 @@
 #include "templates/template_library.hpp"
 
+#include "templates/manifest_checks.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
 
@@ -106,14 +107,23 @@ ParamSpec parseParam(const fs::path& file, const XMLElement* e) {
         if (const char* values = e->Attribute("values")) {
             std::stringstream list(values);
             std::string item;
-            while (std::getline(list, item, ','))
-                p.allowed.push_back(parseInteger(file, p.line, item, "allowed value of '" + p.name + "'"));
+            while (std::getline(list, item, ',')) {
+                const long long value = parseInteger(file, p.line, item, "allowed value of '" + p.name + "'");
+                if (std::find(p.allowed.begin(), p.allowed.end(), value) != p.allowed.end())
+                    fail(file, p.line, "parameter '" + p.name + "' lists the value " + item + " twice");
+                p.allowed.push_back(value);
+            }
             if (p.allowed.empty()) fail(file, p.line, "parameter '" + p.name + "' lists no values");
         } else {
             p.minValue = parseInteger(file, p.line, requiredAttr(file, e, "min"), "min of '" + p.name + "'");
             p.maxValue = parseInteger(file, p.line, requiredAttr(file, e, "max"), "max of '" + p.name + "'");
             if (p.minValue > p.maxValue) fail(file, p.line, "parameter '" + p.name + "' has min > max");
         }
+        // Parameters are tile sizes, counts and switches: a negative one is a typo that would
+        // otherwise reach the compiler as a negative array size or block dimension.
+        const long long lowest = p.allowed.empty() ? p.minValue : *std::min_element(p.allowed.begin(), p.allowed.end());
+        if (lowest < 0)
+            fail(file, p.line, "parameter '" + p.name + "' allows " + std::to_string(lowest) + "; parameter values must not be negative");
         const long long def = parseInteger(file, p.line, p.defaultValue, "default of '" + p.name + "'");
         const bool ok = p.allowed.empty() ? (def >= p.minValue && def <= p.maxValue)
                                           : std::find(p.allowed.begin(), p.allowed.end(), def) != p.allowed.end();
@@ -127,6 +137,8 @@ ParamSpec parseParam(const fs::path& file, const XMLElement* e) {
         for (const XMLElement* c = e->FirstChildElement("choice"); c; c = c->NextSiblingElement("choice")) {
             EnumChoice choice;
             choice.name = requiredAttr(file, c, "name");
+            if (p.choices.end() != std::find_if(p.choices.begin(), p.choices.end(), [&](const EnumChoice& o) { return o.name == choice.name; }))
+                fail(file, c->GetLineNum(), "parameter '" + p.name + "' has the choice '" + choice.name + "' twice");
             choice.help = attr(c, "help");
             for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next()) {
                 const std::string key = a->Name();
@@ -141,6 +153,35 @@ ParamSpec parseParam(const fs::path& file, const XMLElement* e) {
         fail(file, p.line, "parameter '" + p.name + "' has unknown type '" + type + "' (int, bool or enum)");
     }
     return p;
+}
+
+bool isNameCharacter(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A config's name is its kernel's C identifier and its file name under `kx generate
+// --output-dir`: only letters, digits, '_' and parameters whose values are made of the same.
+void checkNamePattern(const fs::path& file, const TemplateManifest& m) {
+    const std::string& pattern = m.namePattern;
+    const int line = m.namePatternLine;
+    if (pattern.empty()) fail(file, line, "<name-pattern> is empty; it names every config (and its kernel and file)");
+    if (!(std::isalpha(static_cast<unsigned char>(pattern[0])) || pattern[0] == '_'))
+        fail(file, line, "<name-pattern> must start with a letter or '_' (the name is a C identifier)");
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '{') {
+            const std::size_t close = pattern.find('}', i);
+            if (close == std::string::npos) fail(file, line, "<name-pattern> has an unclosed '{'");
+            const std::string key = pattern.substr(i + 1, close - i - 1);
+            const ParamSpec* p = m.findParam(key);
+            if (!p) fail(file, line, "<name-pattern> names {" + key + "}, which is not a parameter");
+            for (const EnumChoice& c : p->choices)
+                if (!std::all_of(c.name.begin(), c.name.end(), isNameCharacter))
+                    fail(file, line, "<name-pattern> uses {" + key + "}, whose choice '" + c.name +
+                                         "' has characters other than letters, digits and '_'");
+            i = close;
+        } else if (!isNameCharacter(pattern[i])) {
+            fail(file, line, std::string("<name-pattern> holds '") + pattern[i] +
+                                 "'; a config's name (its kernel and file name) may hold only letters, digits, '_' and {PARAM}s");
+        }
+    }
 }
 
 }  // namespace
@@ -178,10 +219,25 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
     const XMLElement* source = root->FirstChildElement("source");
     if (!source) fail(manifestFile, root->GetLineNum(), "<template> needs a <source file=...> element");
     m.sourceFile = requiredAttr(manifestFile, source, "file");
+    m.sourceLine = source->GetLineNum();
+    // One <source> per language: lang="hip" beside the CUDA one (lang defaults to cuda).
+    for (const XMLElement* e = source; e; e = e->NextSiblingElement("source")) {
+        const std::string lang = attr(e, "lang", "cuda");
+        if (lang != "cuda" && lang != "hip") fail(manifestFile, e->GetLineNum(), "<source lang=\"" + lang + "\"> must be cuda or hip");
+        if (!m.sourceFiles.emplace(lang, requiredAttr(manifestFile, e, "file")).second)
+            fail(manifestFile, e->GetLineNum(), "a second " + lang + " <source>");
+        m.sourceFileLines[lang] = e->GetLineNum();
+    }
+    for (const auto& [lang, file] : m.sourceFiles)
+        if (std::find(m.languages.begin(), m.languages.end(), lang) == m.languages.end()) m.languages.push_back(lang);
+    for (const std::string& lang : m.languages)
+        if (!m.sourceFiles.count(lang))
+            fail(manifestFile, root->GetLineNum(), "languages lists " + lang + " but no <source lang=\"" + lang + "\"> names its file");
 
     const XMLElement* pattern = root->FirstChildElement("name-pattern");
     if (!pattern) fail(manifestFile, root->GetLineNum(), "<template> needs a <name-pattern>");
     m.namePattern = elementText(pattern);
+    m.namePatternLine = pattern->GetLineNum();
 
     std::set<std::string> names;
     auto claimName = [&](const std::string& name, int line) {
@@ -307,8 +363,39 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
     }
     if (const XMLElement* e = root->FirstChildElement("flops")) m.flopsExpr = requiredAttr(manifestFile, e, "expr");
     if (const XMLElement* e = root->FirstChildElement("bytes")) m.bytesExpr = requiredAttr(manifestFile, e, "expr");
+    if (const XMLElement* e = root->FirstChildElement("traffic")) {
+        m.trafficExpr = requiredAttr(manifestFile, e, "bytes");
+        m.trafficLine = e->GetLineNum();
+    }
     if (const XMLElement* e = root->FirstChildElement("visual")) m.visual = parseVisualSpec(manifestFile.string(), e);
+    checkNamePattern(manifestFile, m);
     return m;
+}
+
+std::string readTemplateFile(const TemplateManifest& m, const std::string& relative, int line) {
+    const fs::path manifestFile = m.manifestFile;
+    const std::string what = "kernel source '" + relative + "'";
+    if (relative.empty()) fail(manifestFile, line, "the kernel source's file name is empty");
+    if (fs::path(relative).is_absolute()) fail(manifestFile, line, what + " must be a path inside the template's folder, not an absolute one");
+    // Resolved with links followed, so that neither '..' nor a link can lead out of the folder.
+    std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(m.folder, ec);
+    const fs::path target = ec ? fs::path() : fs::weakly_canonical(fs::path(m.folder) / relative, ec);
+    if (ec) fail(manifestFile, line, what + " cannot be read: " + ec.message());
+    if (std::mismatch(folder.begin(), folder.end(), target.begin(), target.end()).first != folder.end())
+        fail(manifestFile, line, what + " lies outside the template's folder " + folder.string());
+    if (!fs::exists(target, ec)) fail(manifestFile, line, what + " does not exist");
+    if (!fs::is_regular_file(target, ec)) fail(manifestFile, line, what + " is not a regular file");
+    const auto size = fs::file_size(target, ec);
+    if (ec) fail(manifestFile, line, what + " cannot be read: " + ec.message());
+    if (size > kMaxTemplateFileBytes)
+        fail(manifestFile, line, what + " is " + std::to_string(size) + " bytes; a kernel source may be at most " +
+                                     std::to_string(kMaxTemplateFileBytes) + " bytes");
+    std::ifstream in(target, std::ios::binary);
+    std::string text(size, '\0');
+    if (!in || !in.read(text.data(), static_cast<std::streamsize>(size)))
+        fail(manifestFile, line, what + " cannot be read");
+    return text;
 }
 
 TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
@@ -326,13 +413,15 @@ TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
     for (const fs::path& file : manifests) {
         try {
             TemplateManifest m = parseManifest(file);
-            const fs::path sourcePath = fs::path(m.folder) / m.sourceFile;
-            std::ifstream in(sourcePath, std::ios::binary);
-            if (!in) fail(file, 0, "kernel source '" + m.sourceFile + "' cannot be read");
-            std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::map<std::string, std::string> sources;
+            for (const auto& [lang, relative] : m.sourceFiles) sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
             if (lib.find(m.id)) fail(file, 0, "template id '" + m.id + "' is used twice");
-            lib.m_templates.push_back(std::make_shared<const Template>(std::move(m), std::move(source)));
-        } catch (const InputError& e) {
+            auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
+            checkManifestValues(*tmpl);
+            lib.m_templates.push_back(std::move(tmpl));
+        } catch (const std::exception& e) {
+            // Anything else that goes wrong with one template (a filesystem or library error)
+            // is that template's problem too: the others still load.
             // "file:line: message" -> split back into a LoadError.
             std::string what = e.what();
             LoadError err{file.string(), 0, what};

@@ -4,6 +4,7 @@
 #include "arch/arch.hpp"
 #include "templates/template.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string_view>
@@ -13,6 +14,15 @@ namespace kx::engine {
 
 // Parses one manifest. Throws InputError "file:line: reason" on a malformed file.
 TemplateManifest parseManifest(const std::filesystem::path& manifestFile);
+
+// The largest kernel source (or other file a manifest names) that is read.
+inline constexpr std::uintmax_t kMaxTemplateFileBytes = 16u << 20;
+
+// A file the manifest m names (relative to its folder) as text. Throws InputError
+// "manifest:line: reason" unless it is a regular file of at most kMaxTemplateFileBytes inside
+// the template's folder (links followed): devices, folders, absolute paths and paths leading out
+// of the folder are refused.
+std::string readTemplateFile(const TemplateManifest& m, const std::string& relative, int line);
 
 class TemplateLibrary {
 public:

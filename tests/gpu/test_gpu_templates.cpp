@@ -85,7 +85,7 @@ bool selected(const std::string& id) {
 
 TEST_CASE("every template's default config is correct at awkward sizes", "[gpu][templates]") {
     for (const auto& t : fixture().templates.templates()) {
-        if (!selected(t->id())) continue;
+        if (!selected(t->id()) || !t->hasLanguage("cuda")) continue;  // AMD-only templates cannot run here
         for (const SizeMap& sizes : t->testSizes()) {
             INFO(t->id());
             CHECK(runChecked(*t, t->defaultConfig(), sizes));
@@ -95,7 +95,7 @@ TEST_CASE("every template's default config is correct at awkward sizes", "[gpu][
 
 TEST_CASE("every parameter value of every template is correct", "[gpu][templates]") {
     for (const auto& t : fixture().templates.templates()) {
-        if (!selected(t->id())) continue;
+        if (!selected(t->id()) || !t->hasLanguage("cuda")) continue;  // AMD-only templates cannot run here
         const std::vector<SizeMap> tests = t->testSizes();
         const SizeMap& sizes = tests[tests.size() / 2];
         int ran = 0, skipped = 0;
@@ -122,7 +122,7 @@ TEST_CASE("every parameter value of every template is correct", "[gpu][templates
 // every awkward size: these change which code path runs, so each pairing is checked.
 TEST_CASE("every combination of each template's types is correct at awkward sizes", "[gpu][templates]") {
     for (const auto& t : fixture().templates.templates()) {
-        if (!selected(t->id())) continue;
+        if (!selected(t->id()) || !t->hasLanguage("cuda")) continue;  // AMD-only templates cannot run here
         std::vector<Config> configs{t->defaultConfig()};
         for (const ParamSpec& p : t->manifest().params) {
             if (p.group != "Types" || p.type != ParamType::Enum) continue;

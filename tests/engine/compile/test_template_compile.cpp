@@ -61,7 +61,8 @@ TEST_CASE("generated sources match the golden files", "[templates][golden]") {
         {"gemm", "sm_80", {{"dtype", "f32"}, {"layout", "rrr"}}, "gemm_sm_80_f32_rrr.cu"},
         {"reduce", "sm_120", {{"op", "max"}, {"dtype", "bf16"}}, "reduce_sm_120_max_bf16.cu"},
     };
-    for (const auto& t : library().templates()) cases.push_back({t->id(), "sm_90", {}, t->id() + "_sm_90_default.cu"});
+    for (const auto& t : library().templates())
+        if (t->hasLanguage("cuda")) cases.push_back({t->id(), "sm_90", {}, t->id() + "_sm_90_default.cu"});  // HIP-only: test_hip_templates
     CHECK(cases.size() >= 13);
     for (const Case& c : cases) {
         auto t = library().find(c.templ);
@@ -84,6 +85,7 @@ TEST_CASE("every default config is valid and compiles for sm_80, sm_90 and sm_12
     const Arch* sm90a = arches().findArch("sm_90a");
     REQUIRE((sm90 && sm90a));
     for (const auto& t : library().templates()) {
+        if (!t->hasLanguage("cuda")) continue;  // AMD only (gemm_mfma): test_hip_templates compiles it
         // A template for Hopper's arch-specific target alone (wgmma) is built for sm_90a, which
         // is what a run on an sm_90 device uses; every other template builds for all three.
         const bool hopperOnly = !t->validate(t->defaultConfig(), *sm90).empty() && t->validate(t->defaultConfig(), *sm90a).empty();
