@@ -173,7 +173,12 @@ void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
     const float lineH = std::floor(fontSize * 1.35f);
     const int lineCount = static_cast<int>(m_lineStarts.size());
     const int digits = static_cast<int>(std::to_string(lineCount).size());
-    const float gutterW = charW * static_cast<float>(std::max(digits, 3)) + theme.sizes().gutterPadding * 2;
+    const float numberW = charW * static_cast<float>(std::max(digits, 3)) + theme.sizes().gutterPadding * 2;
+    const CodeDecorator* deco = options.decorator;
+    const int columns = deco ? deco->columnCount() : 0;
+    float columnsW = 0;
+    for (int c = 0; c < columns; ++c) columnsW += deco->columnWidth(c);
+    const float gutterW = numberW + columnsW;
     const float textPad = 8.0f;
     const float contentW = gutterW + textPad + charW * static_cast<float>(m_maxColumns) + 40.0f;
 
@@ -197,6 +202,9 @@ void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
     const float clipRight = windowX + ImGui::GetWindowWidth();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool hovered = ImGui::IsWindowHovered();
+    m_hoveredLine = 0;
+    m_firstVisible = 0;
+    m_lastVisible = -1;
 
     // Gutter background for the whole height, so it continues below the last line.
     const float windowY = ImGui::GetWindowPos().y;
@@ -213,13 +221,21 @@ void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
             const int end = (i + 1 < lineCount) ? m_lineStarts[static_cast<std::size_t>(i) + 1] - 1
                                                 : static_cast<int>(m_text.size());
             const std::string_view line(m_text.data() + begin, static_cast<std::size_t>(end - begin));
-            const bool lineHovered = hovered && mouse.y >= p.y && mouse.y < p.y + lineH;
+            const bool forced = m_forcedHover == i + 1;
+            const bool lineHovered = forced || (hovered && mouse.y >= p.y && mouse.y < p.y + lineH);
             const LineMark* mark = markFor(i + 1);
+            if (m_firstVisible == 0) m_firstVisible = i + 1;
+            m_lastVisible = i + 1;
+            if (lineHovered) m_hoveredLine = i + 1;
+            if (lineHovered && !forced && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m_clickedLine = i + 1;
 
-            // Backgrounds: mark, hovered line, find hits.
+            // Backgrounds: mark, linked lines, hovered line, find hits.
+            const ImU32 linked = deco ? deco->highlight(i + 1) : 0;
             if (mark != nullptr) {
                 dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH),
                                   mark->error ? pal.errorLineBg : pal.warnLineBg);
+            } else if (linked != 0) {
+                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH), linked);
             } else if (lineHovered) {
                 dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH), pal.currentLineBg);
             }
@@ -255,15 +271,36 @@ void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
                                   mark->error ? pal.errorLineBg : pal.warnLineBg);
             }
             const std::string number = std::to_string(i + 1);
-            const float nx = gx + gutterW - theme.sizes().gutterPadding - charW * static_cast<float>(number.size());
+            const float nx = gx + numberW - theme.sizes().gutterPadding - charW * static_cast<float>(number.size());
             dl->AddText(font, fontSize, ImVec2(nx, textY),
                         mark != nullptr ? (mark->error ? pal.error : pal.warn) : (lineHovered ? pal.textDim : pal.textFaint),
                         number.c_str());
             if (mark != nullptr) {
                 dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + 3, p.y + lineH), mark->error ? pal.error : pal.warn);
             }
+            // Decorator columns after the numbers, and the colour band at the text's start.
+            int hoveredCell = -1;
+            float cx = gx + numberW;
+            for (int c = 0; c < columns; ++c) {
+                const float w = deco->columnWidth(c);
+                deco->drawCell(c, i + 1, dl, ImVec2(cx, p.y), ImVec2(cx + w, p.y + lineH));
+                if (lineHovered && !forced && mouse.x >= cx && mouse.x < cx + w) hoveredCell = c;
+                cx += w;
+            }
+            if (const ImU32 band = deco ? deco->band(i + 1) : 0; band != 0)
+                dl->AddRectFilled(ImVec2(gx + gutterW + 1, p.y), ImVec2(gx + gutterW + 5, p.y + lineH), band);
 
             ImGui::Dummy(ImVec2(contentW, lineH));
+            if (deco != nullptr && lineHovered && mark == nullptr) {
+                if (hoveredCell >= 0) {
+                    deco->cellTooltip(hoveredCell, i + 1);
+                } else if (forced || mouse.x >= gx + gutterW) {
+                    // A scripted hover has no mouse: put the tooltip under the line's text.
+                    if (forced) ImGui::SetNextWindowPos(ImVec2(textX + charW * 12, p.y + lineH + 2));
+                    const int column = forced ? -1 : static_cast<int>(std::floor((mouse.x - textX) / charW));
+                    deco->textTooltip(i + 1, line, column);
+                }
+            }
             if (mark != nullptr && lineHovered) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);

@@ -4,12 +4,17 @@
 //
 // One CodeView per shown document: it keeps its own UI state (find text, scroll requests) and a
 // copy of the text it last laid out, so callers simply pass the current text every frame.
+// A CodeDecorator adds what links the document to others: colour bands, highlighted lines,
+// extra gutter columns (live registers, control codes, instruction classes, later measured
+// samples) and tooltips on words (opcode docs).
 #pragma once
 
 #include "theme.hpp"
 #include "widgets/syntax.hpp"
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kx::app {
@@ -20,8 +25,32 @@ struct LineMark {
     std::string message;   // shown on hover
 };
 
+// Per-line decorations, asked for the visible lines only, every frame: keep them cheap (look-ups
+// in data computed when the document changed). Lines are 1-based.
+class CodeDecorator {
+public:
+    virtual ~CodeDecorator() = default;
+    // A colour strip at the start of the line's text (0: none): lines of different documents
+    // made from the same source line share a colour.
+    virtual ImU32 band(int line) const { (void)line; return 0; }
+    // A background across the whole line (0: none): the lines linked to the active one.
+    virtual ImU32 highlight(int line) const { (void)line; return 0; }
+    // Gutter columns after the line numbers, each of a fixed width in pixels.
+    virtual int columnCount() const { return 0; }
+    virtual float columnWidth(int column) const { (void)column; return 0; }
+    virtual void drawCell(int column, int line, ImDrawList* drawList, ImVec2 min, ImVec2 max) const {
+        (void)column, (void)line, (void)drawList, (void)min, (void)max;
+    }
+    // While a cell is hovered: draws a tooltip (BeginTooltip ... EndTooltip) and returns true, or false.
+    virtual bool cellTooltip(int column, int line) const { (void)column, (void)line; return false; }
+    // While the text is hovered at a character column (0-based; -1: the line's instruction as a
+    // whole, for scripted hovers): draws a tooltip with BeginTooltip and returns true, or false.
+    virtual bool textTooltip(int line, std::string_view text, int column) const { (void)line, (void)text, (void)column; return false; }
+};
+
 struct CodeViewOptions {
     CodeLanguage language = CodeLanguage::Plain;
+    const CodeDecorator* decorator = nullptr;      // may be null
     const std::vector<LineMark>* marks = nullptr;  // may be null
     bool dimmed = false;            // the text is outdated (a newer one is on its way)
     const char* emptyMessage = "";  // shown centred when the text is empty
@@ -35,6 +64,15 @@ public:
 
     // Scrolls so that line (1-based) is visible at the next draw().
     void scrollToLine(int line) { m_scrollToLine = line; }
+    // The line under the mouse in the last draw() (1-based; 0: none), and a line clicked there
+    // (returned once).
+    int hoveredLine() const { return m_hoveredLine; }
+    int takeClickedLine() { return std::exchange(m_clickedLine, 0); }
+    // Scripts and screenshots: treat line as hovered (its tooltip shows) until cleared with 0.
+    void forceHover(int line) { m_forcedHover = line; }
+    // Whether line is inside the visible part, as of the last draw().
+    bool lineVisible(int line) const { return line >= m_firstVisible && line <= m_lastVisible; }
+    int lineCount() const { return static_cast<int>(m_lineStarts.size()); }
 
 private:
     void layout(const std::string& text, CodeLanguage language);
@@ -58,6 +96,8 @@ private:
     bool m_focusFind = false;
 
     int m_scrollToLine = -1;
+    int m_hoveredLine = 0, m_clickedLine = 0, m_forcedHover = 0;
+    int m_firstVisible = 0, m_lastVisible = -1;
     std::vector<SyntaxToken> m_tokens;  // scratch, reused across lines
 };
 

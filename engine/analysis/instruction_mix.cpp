@@ -177,7 +177,10 @@ public:
 
     void add(Classified c) {
         if (m_mix.kernels.empty()) beginKernel("", true);
-        MixCounts& k = m_mix.kernels.back().counts;
+        addClassified(m_mix.kernels.back().counts, c);
+    }
+
+    static void addClassified(MixCounts& k, Classified c) {
         k.byCategory[static_cast<std::size_t>(c.category)] += 1;
         k.total += 1;
         if (c.widthBits < 0) return;
@@ -650,6 +653,15 @@ InstructionMix analyzeSass(std::string_view sass) {
         builder.add(classifySass(opcode));
     }
     return builder.finish();
+}
+
+void addPtxInstruction(MixCounts& counts, std::string_view opcode, std::string_view operands) {
+    MixBuilder::addClassified(counts, classifyPtx(opcode, operands));
+}
+
+void addSassInstruction(MixCounts& counts, std::string_view opcode) {
+    if (opcode.empty() || opcode == "NOP") return;
+    MixBuilder::addClassified(counts, classifySass(opcode));
 }
 
 }  // namespace kx::engine

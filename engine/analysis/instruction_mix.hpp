@@ -101,6 +101,11 @@ struct InstructionMix {
 InstructionMix analyzePtx(std::string_view ptx);
 InstructionMix analyzeSass(std::string_view sass);
 
+// One instruction's share, as the analyzers count it: opcode with its modifiers ("ld.global.v4.f32",
+// "LDG.E.128"), and for PTX its operands (cp.async's size). A SASS NOP adds nothing.
+void addPtxInstruction(MixCounts& counts, std::string_view opcode, std::string_view operands);
+void addSassInstruction(MixCounts& counts, std::string_view opcode);
+
 // "128-bit", "32-bit", "unsized" for a WidthCounts key.
 std::string widthLabel(int bits);
 

@@ -1,5 +1,6 @@
 #include "compile/compiler.hpp"
 
+#include "analysis/sass_listing.hpp"
 #include "util/hash.hpp"
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,7 @@ std::vector<std::string> nvrtcOptions(const CompileRequest& request) {
         "--minimal",
         "-I" + cudaIncludeDir(),
     };
+    if (request.lineInfo) options.push_back("-lineinfo");
     for (const std::string& o : request.options)
         if (!isAssemblerOption(o)) options.push_back(o);
     return options;
@@ -111,6 +113,7 @@ std::vector<std::string> fullCompileOptions(const CompileRequest& request) {
         "-I" + cudaIncludeDir(),
         "-Xptxas=-v",   // the resource report
     };
+    if (request.lineInfo) options.push_back("-lineinfo");
     options.insert(options.end(), request.options.begin(), request.options.end());
     return options;
 }
@@ -320,60 +323,108 @@ CompileResult Compiler::compile(const CompileRequest& request, bool persist) {
     return result;
 }
 
-std::optional<std::string> disassembleCubin(const std::string& cubin, std::string* error) {
-    auto findTool = [](const std::string& name) -> std::string {
-        for (const fs::path& dir : {fs::path(KX_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+namespace {
+
+std::string findCudaTool(const std::string& name) {
+    for (const fs::path& dir : {fs::path(KX_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+        std::error_code ec;
+        if (fs::exists(dir / name, ec)) return (dir / name).string();
+    }
+    if (const char* path = std::getenv("PATH")) {
+        std::string p = path;
+        std::size_t start = 0;
+        while (start <= p.size()) {
+            const std::size_t end = p.find(':', start);
+            const fs::path dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
             std::error_code ec;
-            if (fs::exists(dir / name, ec)) return (dir / name).string();
+            if (!dir.empty() && fs::exists(dir / name, ec)) return (dir / name).string();
+            if (end == std::string::npos) break;
+            start = end + 1;
         }
-        if (const char* path = std::getenv("PATH")) {
-            std::string p = path;
-            std::size_t start = 0;
-            while (start <= p.size()) {
-                const std::size_t end = p.find(':', start);
-                const fs::path dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-                std::error_code ec;
-                if (!dir.empty() && fs::exists(dir / name, ec)) return (dir / name).string();
-                if (end == std::string::npos) break;
-                start = end + 1;
-            }
-        }
-        return {};
-    };
+    }
+    return {};
+}
+
+// Runs a shell command; its output (stdout and stderr), or nullopt with *error set.
+std::optional<std::string> runTool(const std::string& command, const std::string& tool, std::string* error) {
+    std::string output;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) {
+        if (error) *error = "could not start " + tool;
+        return std::nullopt;
+    }
+    char buffer[4096];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+    if (pclose(pipe) != 0) {
+        if (error) *error = "disassembler failed: " + output;
+        return std::nullopt;
+    }
+    return output;
+}
+
+const char* kNoDisassembler =
+    "SASS needs nvdisasm or cuobjdump (CUDA Toolkit, or 'pip install nvidia-cuda-nvdisasm'); neither was found";
+
+// The CUBIN in a private temporary file, removed when this goes out of scope.
+struct TempCubin {
+    fs::path path = fs::temp_directory_path() / ("kx-" + uniqueSuffix() + ".cubin");
+    explicit TempCubin(const std::string& bytes) { writeFile(path, bytes); }
+    ~TempCubin() {
+        std::error_code ec;
+        fs::remove(path, ec);
+    }
+    std::string quoted() const { return "'" + path.string() + "'"; }
+};
+
+}  // namespace
+
+std::optional<std::string> disassembleCubin(const std::string& cubin, std::string* error) {
     if (cubin.empty()) {
         if (error) *error = "no CUBIN to disassemble";
         return std::nullopt;
     }
-    std::string tool = findTool("nvdisasm");
+    std::string tool = findCudaTool("nvdisasm");
     std::string command;
-    const fs::path tmp = fs::temp_directory_path() / ("kx-" + uniqueSuffix() + ".cubin");
-    writeFile(tmp, cubin);
+    const TempCubin tmp(cubin);
     if (!tool.empty()) {
-        command = "'" + tool + "' -c -g '" + tmp.string() + "' 2>&1";
-    } else if (!(tool = findTool("cuobjdump")).empty()) {
-        command = "'" + tool + "' --dump-sass '" + tmp.string() + "' 2>&1";
+        // Without -g: compiles carry line info now, and its "//## File" lines (absolute paths)
+        // would only add noise to stored listings and their diffs; disassembleListing has them.
+        command = "'" + tool + "' -c " + tmp.quoted() + " 2>&1";
+    } else if (!(tool = findCudaTool("cuobjdump")).empty()) {
+        command = "'" + tool + "' --dump-sass " + tmp.quoted() + " 2>&1";
     } else {
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        if (error) *error = "SASS needs nvdisasm or cuobjdump (CUDA Toolkit, or 'pip install nvidia-cuda-cuobjdump'); neither was found";
+        if (error) *error = kNoDisassembler;
         return std::nullopt;
     }
-    std::string output;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-        char buffer[4096];
-        std::size_t n;
-        while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-        const int status = pclose(pipe);
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        if (status != 0) {
-            if (error) *error = "disassembler failed: " + output;
+    return runTool(command, tool, error);
+}
+
+std::optional<SassListing> disassembleListing(const std::string& cubin, const std::string& sourceFile, std::string* error) {
+    if (cubin.empty()) {
+        if (error) *error = "no CUBIN to disassemble";
+        return std::nullopt;
+    }
+    const TempCubin tmp(cubin);
+    const std::string nvdisasm = findCudaTool("nvdisasm");
+    if (nvdisasm.empty()) {
+        const std::string cuobjdump = findCudaTool("cuobjdump");
+        if (cuobjdump.empty()) {
+            if (error) *error = kNoDisassembler;
             return std::nullopt;
         }
-        return output;
+        const auto text = runTool("'" + cuobjdump + "' --dump-sass " + tmp.quoted() + " 2>&1", cuobjdump, error);
+        if (!text) return std::nullopt;
+        return parseSassListing(*text, {}, {}, sourceFile);
     }
-    if (error) *error = "could not start " + tool;
-    return std::nullopt;
+    const std::string tool = "'" + nvdisasm + "' -c ";
+    const auto annotated = runTool(tool + "-gi -hex " + tmp.quoted() + " 2>&1", nvdisasm, error);
+    if (!annotated) return std::nullopt;
+    // PTX lines and life ranges are extras: a CUBIN without the PTX line table still shows.
+    std::string ignored;
+    const auto ptxLines = runTool(tool + "-gp " + tmp.quoted() + " 2>/dev/null", nvdisasm, &ignored);
+    const auto lifeRanges = runTool(tool + "-lrm count " + tmp.quoted() + " 2>/dev/null", nvdisasm, &ignored);
+    return parseSassListing(*annotated, ptxLines.value_or(""), lifeRanges.value_or(""), sourceFile);
 }
 
 }  // namespace kx::engine

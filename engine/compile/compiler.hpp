@@ -6,6 +6,8 @@
 // serialises wgmma, and the SASS shown would not be what nvcc makes.)
 #pragma once
 
+#include "analysis/sass_listing.hpp"
+
 #include <filesystem>
 #include <condition_variable>
 #include <mutex>
@@ -25,6 +27,10 @@ struct CompileRequest {
     // Extra NVRTC options ("--use_fast_math", "--maxrregcount=N"); the PTX stage leaves out
     // those that only the assembler reads.
     std::vector<std::string> options;
+    // Line information (NVRTC's -lineinfo): `.loc` directives in the PTX and a line table in the
+    // CUBIN that nvdisasm reads, for the source <-> PTX <-> SASS views. It changes neither the
+    // PTX instructions nor the SASS, only adds the tables; it is part of the cache key.
+    bool lineInfo = true;
 };
 
 // One kernel's line of the ptxas report. Bytes unless said.
@@ -119,8 +125,13 @@ private:
     std::unordered_set<std::string> m_inFlight;
 };
 
-// SASS of a CUBIN through nvdisasm or cuobjdump (from PATH or the CUDA toolkit's bin folder).
+// SASS of a CUBIN through nvdisasm (`-c`) or cuobjdump (from the CUDA toolkit's bin folder or PATH).
 // Returns nullopt with *error set when neither tool is present or it fails.
 std::optional<std::string> disassembleCubin(const std::string& cubin, std::string* error);
+
+// The annotated listing (analysis/sass_listing.hpp): nvdisasm run three times for source and PTX
+// lines, encodings and live registers; cuobjdump's listing (encodings only) when nvdisasm is
+// absent. sourceFile is the CompileRequest's fileName. Nullopt with *error set as above.
+std::optional<SassListing> disassembleListing(const std::string& cubin, const std::string& sourceFile, std::string* error);
 
 }  // namespace kx::engine
