@@ -1,14 +1,12 @@
-// The roofline of a named device with the current variant on it: memory and compute ceilings
-// (datasheet, and measured ones when a calibration is added), ridge points, the variant's
-// predicted point (its arithmetic intensity from the template's FLOP and byte formulas at the
-// default problem sizes, placed on the roof it can reach), and measured runs from the model.
-// Exports the chart as PNG and the model as CSV.
+// The roofline of a device with the current variant on it. The engine builds the whole scene
+// (analysis/roofline_scene.hpp: device for the arch, ceilings the kernel can use, the predicted
+// point from the template's traffic model, measured runs, label boxes that never overlap); this
+// view only draws it, the same data `kx roofline` prints. Exports the chart as PNG and CSV.
 #pragma once
 
-#include "analysis/roofline.hpp"
+#include "analysis/roofline_scene.hpp"
 #include "run/calibration.hpp"
 #include "views/view.hpp"
-#include "widgets/chart_scale.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -36,35 +34,29 @@ public:
     bool pngPending() const;
     const std::string& lastExportMessage() const;
 
+    // The scene drawn last (the engine's; tests read its labels and points).
+    const engine::RooflineScene* scene() const { return m_scene ? &*m_scene : nullptr; }
+    // The label boxes of the last frame, in plot pixels (empty before the chart was drawn).
+    const std::vector<engine::SceneLabel>& labels() const { return m_labels; }
+
 protected:
     void drawContent() override;
 
 private:
-    // One line on the chart: several ceilings with the same value share it (FP16/BF16 tensor).
-    struct CeilingLine {
-        std::string label;           // "FP16 / BF16 tensor  989.5 TFLOP/s"
-        engine::CeilingKind kind = engine::CeilingKind::Compute;
-        bool measured = false;
-        double x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // data space
-        int colour = 0;              // index into ChartColours::series
-    };
-
-    void chooseDevice();  // follows the arch until the user picks a device
-    // Follows the device until the user picks one: the calibration whose device name shares the
-    // datasheet name's model ("H100"), the newest of them; else none.
+    // The device drawn: the user's pick, else one of the arch's family (empty when none is listed).
+    std::string drawnDeviceId() const;
+    // Follows the device until the user picks one: the newest calibration of the same model.
     void chooseCalibration();
     void readCalibrations();  // listCalibrations(), keeping the selection
     void drawCalibrationCombo();
-    void rebuild();       // ceilings, ridges, points, ranges: only when an input changed
+    void rebuild();       // the scene, only when an input changed
     void drawToolbar();
     void drawChart(float height);
     void drawFootnote();
     std::string defaultFileStem() const;
 
-    std::string m_deviceId;
-    bool m_userPicked = false;
-    std::string m_archFollowed;    // the arch the automatic choice was made for
-    bool m_showTensor = true;
+    std::string m_deviceId;       // the user's pick; empty: follow the arch
+    bool m_allRoofs = false;
 
     // Measured ceilings (kx calibrate) found in the cache; read on first draw and whenever the
     // combo opens, so a calibration made while the app runs shows up.
@@ -74,26 +66,19 @@ private:
     bool m_calibrationPicked = false;
     std::string m_calibrationFor;     // the device the automatic choice was made for
 
-    // What the chart data below was built for.
+    // What the scene below was built for.
     struct Key {
         std::string device;
+        std::string arch;
         std::uint64_t generation = 0;
         std::size_t measured = 0;
-        bool tensor = true;
-        std::string calibration;  // device and date of the measured ceilings; empty: none
+        bool allRoofs = false;
+        int calibration = -1;
         bool operator==(const Key&) const = default;
     };
     std::optional<Key> m_builtFor;
-    std::optional<engine::RooflineModel> m_model;
-    std::vector<CeilingLine> m_lines;
-    std::vector<engine::RidgePoint> m_ridges;
-    std::vector<double> m_ridgeX, m_ridgeY;
-    std::optional<engine::RooflinePoint> m_predicted;
-    std::string m_predictedUnit;       // the roof it was placed on
-    std::string m_predictedNote;       // why there is no point, when there is none
-    std::vector<double> m_measuredX, m_measuredY;
-    chart::Scale m_xScale{chart::ScaleKind::Log10, 0.1, 1000};
-    chart::Scale m_yScale{chart::ScaleKind::Log10, 1e11, 1e15};
+    std::optional<engine::RooflineScene> m_scene;
+    std::vector<engine::SceneLabel> m_labels;
 
     std::shared_ptr<RegionPng> m_capture;  // shared with the draw-list callback
     std::string m_exportMessage;
