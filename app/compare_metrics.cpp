@@ -109,6 +109,59 @@ std::string number(double v) {
 
 }  // namespace
 
+std::string columnLetter(std::size_t i) {
+    std::string s;
+    for (std::size_t k = i + 1; k > 0; k = (k - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (k - 1) % 26));
+    return s;
+}
+
+std::vector<std::string> columnLabels(const std::vector<SnapshotPtr>& variants) {
+    const std::size_t n = variants.size();
+    std::vector<std::string> names;
+    for (const auto& v : variants) names.push_back(v->name);
+    const std::vector<std::string> tails = distinctiveNames(names);
+    // The parameters whose values are not the same in every variant, in the config's key order.
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < n; ++i)
+        for (const auto& [k, unused] : variants[i]->config.values)
+            if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    std::vector<std::string> differing;
+    for (const std::string& k : keys) {
+        auto value = [&](std::size_t i) {
+            const auto it = variants[i]->config.values.find(k);
+            return it == variants[i]->config.values.end() ? std::string("-") : it->second;
+        };
+        for (std::size_t i = 1; i < n; ++i)
+            if (value(i) != value(0)) {
+                differing.push_back(k);
+                break;
+            }
+    }
+    const std::set<std::string> arches = [&] {
+        std::set<std::string> a;
+        for (const auto& v : variants) a.insert(v->arch);
+        return a;
+    }();
+    const bool sameTemplate = std::all_of(variants.begin(), variants.end(),
+                                          [&](const SnapshotPtr& v) { return v->config.templateId == variants.front()->config.templateId; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string s = columnLetter(i);
+        std::string diff;
+        if (sameTemplate) {
+            for (const std::string& k : differing) {
+                const auto it = variants[i]->config.values.find(k);
+                diff += fmt::format("{}{}={}", diff.empty() ? "" : " ", k, it == variants[i]->config.values.end() ? "-" : it->second);
+            }
+        }
+        // Other templates, or the same config twice: the distinctive part of the name says more.
+        s += "  " + (diff.empty() ? tails[i] : diff);
+        if (arches.size() > 1) s += " @" + variants[i]->arch;
+        out.push_back(s);
+    }
+    return out;
+}
+
 std::vector<std::string> distinctiveNames(const std::vector<std::string>& names) {
     std::vector<std::vector<std::string>> words;
     for (const auto& n : names) words.push_back(splitWords(n));
@@ -133,12 +186,7 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
         t.names.push_back(v->name);
         t.arches.push_back(v->arch);
     }
-    t.columns = distinctiveNames(t.names);
-    // Variants on different arches are named by arch too: the same config name means little.
-    std::set<std::string> arches(t.arches.begin(), t.arches.end());
-    if (arches.size() > 1) {
-        for (std::size_t i = 0; i < n; ++i) t.columns[i] += " @" + t.arches[i];
-    }
+    t.columns = columnLabels(variants);
     auto run = [&](std::size_t i) -> const engine::RunReport* { return i < runs.size() ? runs[i] : nullptr; };
     auto snap = [&](std::size_t i) -> const VariantSnapshot& { return *variants[i]; };
     RowBuilder b(t.rows, n);
@@ -219,7 +267,10 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
     }
 
     b.section("Resources (ptxas)");
-    b.add("Registers", "/thread", Better::Lower, "Registers per thread (ptxas).",
+    // Resources and occupancy have no better direction in themselves (fewer registers can mean
+    // less reuse; more occupancy can mean smaller tiles): no "best" cell, only warnings.
+    b.add("Registers", "/thread", Better::None, "Registers per thread (ptxas). Fewer is not better in itself: a bigger tile "
+                                                "needs more registers and reuses each loaded value more often.",
           [&](std::size_t i) -> std::optional<double> { return snap(i).resources.registers; }, integer);
     b.add("Static smem", "bytes", Better::None, "Static shared memory per block (ptxas).",
           [&](std::size_t i) -> std::optional<double> { return static_cast<double>(snap(i).resources.sharedBytes); }, kib);
@@ -230,7 +281,7 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
           },
           kib);
     {
-        MetricRow& r = b.add("Spills", "bytes", Better::Lower, "Spill stores + spill loads per thread (ptxas): local memory traffic.",
+        MetricRow& r = b.add("Spills", "bytes", Better::None, "Spill stores + spill loads per thread (ptxas): local memory traffic.",
                              [&](std::size_t i) -> std::optional<double> {
                                  return static_cast<double>(snap(i).resources.spillStoreBytes + snap(i).resources.spillLoadBytes);
                              },
@@ -251,7 +302,9 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
           integer);
 
     b.section("Occupancy and roofline");
-    b.add("Occupancy", "%", Better::Higher, "Active warps / maximum warps per SM (the CUDA occupancy calculator).",
+    b.add("Occupancy", "%", Better::None,
+          "Active warps / maximum warps per SM (the CUDA occupancy calculator). Higher hides more latency, but fast "
+          "kernels often run at low occupancy with more work per thread.",
           [&](std::size_t i) -> std::optional<double> {
               if (!snap(i).occupancy) return std::nullopt;
               return snap(i).occupancy->occupancy * 100.0;
@@ -311,7 +364,7 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
     cat(engine::InstrCategory::SharedLoad, Better::None, "ld.shared / ldmatrix.");
     cat(engine::InstrCategory::Barrier, Better::None, "bar.sync and friends: each one stalls the block until all warps arrive.");
     {
-        MetricRow& r = b.add("Local memory", "instr", Better::Lower, "ld.local / st.local: spills or run-time-indexed arrays.",
+        MetricRow& r = b.add("Local memory", "instr", Better::None, "ld.local / st.local: spills or run-time-indexed arrays.",
                              [&](std::size_t i) -> std::optional<double> { return snap(i).mix.counts.localMemory(); }, integer);
         for (std::size_t i = 0; i < n; ++i) r.bad[i] = r.values[i] && *r.values[i] > 0;
     }
@@ -349,7 +402,8 @@ std::string metricTableMarkdown(const MetricTable& table) {
         return e;
     };
     std::string out = "| metric |";
-    for (std::size_t i = 0; i < table.columns.size(); ++i) out += " `" + escape(table.names[i]) + "` (" + table.arches[i] + ") |";
+    for (std::size_t i = 0; i < table.columns.size(); ++i)
+        out += " " + escape(table.columns[i]) + "<br>`" + escape(table.names[i]) + "` (" + table.arches[i] + ") |";
     out += "\n|---|";
     for (std::size_t i = 0; i < table.columns.size(); ++i) out += "---:|";
     out += "\n";
@@ -367,7 +421,7 @@ std::string metricTableMarkdown(const MetricTable& table) {
         }
         out += "\n";
     }
-    out += "\nBest value of each row in bold (lower time, registers and spills; higher throughput and occupancy).\n";
+    out += "\nBest value in bold only where a direction means something: lower time, higher throughput, % of ceiling and speedup.\n";
     return out;
 }
 

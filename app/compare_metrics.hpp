@@ -30,7 +30,7 @@ struct MetricRow {
 };
 
 struct MetricTable {
-    std::vector<std::string> columns;  // short names: the part of each name the others lack
+    std::vector<std::string> columns;  // "A  BM=64 BN=128": a letter and the parameters that differ
     std::vector<std::string> names;    // full procedural names
     std::vector<std::string> arches;
     std::vector<MetricRow> rows;
@@ -40,6 +40,13 @@ struct MetricTable {
 // entries for variants without a successful run.
 MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants,
                              const std::vector<const engine::RunReport*>& runs);
+
+// Column labels: a letter per variant (A, B, ... Z, AA) and the parameters whose values differ
+// between the variants ("A  BM=64 S=2"); for variants of different templates, or identical
+// configs, the distinctive part of the name instead; " @sm_80" when the arches differ.
+std::vector<std::string> columnLabels(const std::vector<SnapshotPtr>& variants);
+// "A", "B", ... "Z", "AA": the letter of column i.
+std::string columnLetter(std::size_t i);
 
 // Short column names: the '_'-separated words of each name that not all names share, joined
 // by '_' ("64x128x32_w32x64"); the whole name when that leaves nothing.

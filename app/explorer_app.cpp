@@ -5,6 +5,7 @@
 #include "views/instruction_mix_view.hpp"
 #include "views/kernel_view.hpp"
 #include "views/occupancy_view.hpp"
+#include "views/performance_view.hpp"
 #include "views/resources_view.hpp"
 #include "views/run_view.hpp"
 #include "views/status_bar_view.hpp"
@@ -12,22 +13,33 @@
 
 #include "util/data_paths.hpp"
 
+#include <GLFW/glfw3.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace kx::app {
 
 namespace {
-// Share of the centre's height the code tabs keep when analysis panels sit below them: about
-// 25 lines of code, and enough height below for three occupancy graphs.
-constexpr float kCentreTopFraction = 0.42f;
-// The Variants list's largest share of the left column: the configuration keeps the rest.
-constexpr float kLeftBottomMaxFraction = 0.36f;
+
+bool sameTitle(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
 }  // namespace
 
-ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(model), m_theme(theme) {
+ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme, WorkspaceSettings workspace, WorkspaceSettings defaults,
+                         std::filesystem::path workspaceFile)
+    : m_model(model),
+      m_theme(theme),
+      m_workspace(std::move(workspace)),
+      m_workspaceDefaults(std::move(defaults)),
+      m_workspaceFile(std::move(workspaceFile)),
+      m_savedWorkspace(m_workspace) {
     // The registry: every view, once. Order is draw order; the slot says where it goes.
     add<KernelView>();
     add<ConfigView>();
@@ -38,7 +50,7 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     add<InstructionMixView>();  // closed until opened from the View menu or a script
     add<ResourcesView>();
     add<LaunchView>();
-    add<RunView>();
+    m_run = add<RunView>();
     add<StatusBarView>();
     m_compare = add<CompareView>();  // floating, over the tiled panels; closed until asked for
     m_tileView = add<TileView>();    // floating, over the code and the right column; closed until asked for
@@ -47,8 +59,8 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     // Tutorials: a floating window over the editor, closed until asked for or a first run.
     m_tutorialModel = std::make_unique<TutorialModel>(m_model, m_model.dataRoot(), engine::configRoot() / "welcome-dismissed");
     m_tutorialModel->setHooks({[this](const std::string& view) {
-                                   if (view == "source" || view == "ptx" || view == "log") {
-                                       selectTab(view == "ptx" ? CodeTab::Ptx : view == "log" ? CodeTab::Log : CodeTab::Source);
+                                   if (view == "source" || view == "ptx" || view == "sass" || view == "log") {
+                                       selectTab(view == "ptx" ? CodeTab::Ptx : view == "sass" ? CodeTab::Sass : view == "log" ? CodeTab::Log : CodeTab::Source);
                                        return true;
                                    }
                                    return showView(view);
@@ -65,6 +77,9 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme) : m_model(mod
     auto sweep = std::make_unique<SweepView>(ViewContext{m_model, m_theme}, *m_sweepModel);
     m_sweepView = sweep.get();
     m_views.push_back(std::move(sweep));
+    auto performance =
+        std::make_unique<PerformanceView>(ViewContext{m_model, m_theme}, m_frameTimes, m_buildTimes, [this] { return activity(); });
+    m_views.push_back(std::move(performance));
 }
 
 void ExplorerApp::draw() {
@@ -74,43 +89,107 @@ void ExplorerApp::draw() {
         menuBarHeight = ImGui::GetWindowSize().y;
         ImGui::EndMainMenuBar();
     }
-    layout(menuBarHeight);
+    m_layout.place(m_views, menuBarHeight);
     for (auto& v : m_views) v->draw();
+    for (auto& v : m_views)
+        if (v->takeTitleDoubleClick()) toggleMaximised(v->title());
+    if (m_layout.takeChanged()) saveWorkspace();
+}
+
+std::string ExplorerApp::activity() const {
+    if (!m_model.compileIdle()) return "a compile is in flight";
+    const RunModel& runs = m_model.runs();
+    if (runs.running()) return "a run is in flight";
+    if (runs.runnerState() == RunnerState::Probing) return "looking for a GPU";
+    if (m_sweepModel->running()) return "a sweep is in flight";
+    if (m_tileView->isOpen() && !m_tileView->tiles().paused()) return "the Tiles animation plays";
+    if (ImGui::GetCurrentContext() != nullptr && ImGui::IsMouseDragging(0)) return "a drag";
+    return "";
+}
+
+bool ExplorerApp::pollSoon() const {
+    // The Code view's disassembly finishes on a worker: look for its result soon.
+    return m_model.session().busy() || m_nativeDialog.busy() || !m_model.compileIdle() || m_codeTabs->links().disassembling();
+}
+
+View* ExplorerApp::findView(std::string_view title) {
+    for (auto& v : m_views)
+        if (sameTitle(v->title(), title)) return v.get();
+    return nullptr;
+}
+
+bool ExplorerApp::toggleMaximised(std::string_view title) {
+    if (title.empty() || sameTitle(m_workspace.maximised, title)) {
+        m_workspace.maximised.clear();
+        saveWorkspace();
+        return true;
+    }
+    View* v = findView(title);
+    if (v == nullptr || !v->tiled()) return false;
+    v->setOpen(true);
+    m_workspace.maximised = v->title();
+    saveWorkspace();
+    return true;
+}
+
+void ExplorerApp::resetLayout() {
+    m_workspace.resetLayout(m_workspaceDefaults);
+    saveWorkspace();
+}
+
+void ExplorerApp::setTheme(ThemeKind kind) {
+    if (m_workspace.theme == kind) return;
+    m_workspace.theme = kind;
+    m_appearanceChanged = true;
+    saveWorkspace();
+}
+
+void ExplorerApp::setZoom(float zoom) {
+    const float z = std::clamp(std::round(zoom * 100.0f) / 100.0f, WorkspaceSettings::kMinZoom, WorkspaceSettings::kMaxZoom);
+    if (z == m_workspace.zoom) return;
+    m_workspace.zoom = z;
+    m_appearanceChanged = true;
+    saveWorkspace();
+}
+
+void ExplorerApp::zoomBy(int steps) {
+    setZoom(steps == 0 ? 1.0f : m_workspace.zoom + static_cast<float>(steps) * WorkspaceSettings::kZoomStep);
+}
+
+void ExplorerApp::saveWorkspace() {
+    if (m_workspaceFile.empty() || m_workspace == m_savedWorkspace) return;
+    std::string error;
+    if (m_workspace.save(m_workspaceFile, error)) {
+        m_savedWorkspace = m_workspace;
+        m_workspaceMessage.clear();
+    } else {
+        m_workspaceMessage = error;
+    }
+}
+
+void ExplorerApp::cycleFocus(int direction) {
+    std::vector<View*> order;
+    for (auto& v : m_views)
+        if (v->tiled() && v->isOpen() && !v->isHidden()) order.push_back(v.get());
+    if (order.empty()) return;
+    int current = -1;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (order[i]->focused()) current = static_cast<int>(i);
+    const int n = static_cast<int>(order.size());
+    const int next = current < 0 ? 0 : ((current + direction) % n + n) % n;
+    ImGui::SetWindowFocus(order[static_cast<std::size_t>(next)]->title().c_str());
 }
 
 bool ExplorerApp::showView(std::string_view name) {
-    for (auto& v : m_views) {
-        const std::string& t = v->title();
-        const bool same = t.size() == name.size() &&
-                          std::equal(t.begin(), t.end(), name.begin(), [](char a, char b) {
-                              return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-                          });
-        if (same) {
-            v->setOpen(true);
-            return true;
-        }
-    }
-    return false;
+    View* v = findView(name);
+    if (v == nullptr) return false;
+    v->setOpen(true);
+    return true;
 }
 
 void ExplorerApp::drawMenuBar() {
     drawFileMenu();
-    if (ImGui::BeginMenu("View")) {
-        for (auto& v : m_views) {
-            if (v->inViewMenu()) ImGui::MenuItem(v->title().c_str(), nullptr, v->openFlag());
-        }
-        ImGui::Separator();
-        if (ImGui::MenuItem("Source", "Ctrl+1")) selectTab(CodeTab::Source);
-        if (ImGui::MenuItem("PTX", "Ctrl+2")) selectTab(CodeTab::Ptx);
-        if (ImGui::MenuItem("Log", "Ctrl+3")) selectTab(CodeTab::Log);
-        ImGui::Separator();
-        bool prefetch = m_model.prefetch();
-        if (ImGui::MenuItem("Precompile neighbouring configs", nullptr, &prefetch)) m_model.setPrefetch(prefetch);
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("After each compile, compile the configs one edit away on a spare core, so the next edit's "
-                              "PTX is usually ready at once.");
-        ImGui::EndMenu();
-    }
+    drawViewMenu();
     drawSessionMenu();
     drawRunMenu();
     if (ImGui::BeginMenu("Help")) {
@@ -123,17 +202,85 @@ void ExplorerApp::drawMenuBar() {
         if (ImGui::MenuItem("About")) m_about->setOpen(true);
         ImGui::EndMenu();
     }
+    if (!m_workspace.maximised.empty()) {
+        // Say where the other panels went and how to get them back.
+        const std::string text = m_workspace.maximised + " maximised \u2013 Restore (Ctrl+M)";
+        ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(text.c_str()).x - ImGui::GetStyle().ItemSpacing.x * 2);
+        if (ImGui::MenuItem(text.c_str())) toggleMaximised("");
+    }
     shortcuts();
+}
+
+void ExplorerApp::drawViewMenu() {
+    if (ImGui::BeginMenu("View")) {
+        for (auto& v : m_views) {
+            if (v->inViewMenu()) ImGui::MenuItem(v->title().c_str(), nullptr, v->openFlag());
+        }
+        ImGui::Separator();
+        {
+            // The panel Ctrl+M acts on: the focused one (menus take the focus, so remember it
+            // from the panels' last frame) or the code.
+            std::string target = m_workspace.maximised;
+            if (target.empty())
+                for (auto& v : m_views)
+                    if (v->tiled() && v->focused()) target = v->title();
+            if (target.empty()) target = m_codeTabs->title();
+            const std::string label = m_workspace.maximised.empty() ? "Maximise " + target : "Restore layout";
+            if (ImGui::MenuItem(label.c_str(), "Ctrl+M")) toggleMaximised(target);
+        }
+        if (ImGui::MenuItem("Reset layout")) resetLayout();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Splitters back where they start. Double-click one splitter to reset only it.");
+        if (ImGui::BeginMenu("Theme")) {
+            if (ImGui::MenuItem("Dark", nullptr, m_workspace.theme == ThemeKind::Dark)) setTheme(ThemeKind::Dark);
+            if (ImGui::MenuItem("Light", nullptr, m_workspace.theme == ThemeKind::Light)) setTheme(ThemeKind::Light);
+            ImGui::EndMenu();
+        }
+        if (ImGui::MenuItem("Zoom in", "Ctrl++")) zoomBy(1);
+        if (ImGui::MenuItem("Zoom out", "Ctrl+-")) zoomBy(-1);
+        if (ImGui::MenuItem(fmt::format("Actual size (now {:.0f}%)", m_workspace.zoom * 100).c_str(), "Ctrl+0")) zoomBy(0);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Source", "Ctrl+1")) selectTab(CodeTab::Source);
+        if (ImGui::MenuItem("PTX", "Ctrl+2")) selectTab(CodeTab::Ptx);
+        if (ImGui::MenuItem("Log", "Ctrl+3")) selectTab(CodeTab::Log);
+        if (ImGui::MenuItem("SASS", "Ctrl+4")) selectTab(CodeTab::Sass);
+        ImGui::Separator();
+        bool prefetch = m_model.prefetch();
+        if (ImGui::MenuItem("Precompile neighbouring configs", nullptr, &prefetch)) m_model.setPrefetch(prefetch);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("After each compile, compile the configs one edit away on a spare core, so the next edit's "
+                              "PTX is usually ready at once.");
+        ImGui::Separator();
+        if (View* perf = findView("Performance")) ImGui::MenuItem("Performance", nullptr, perf->openFlag());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame times (p50, p99), CPU use, and why the app is drawing or asleep.");
+        ImGui::EndMenu();
+    }
 }
 
 void ExplorerApp::shortcuts() {
     // Shortcuts shown in the menus (GLFW key codes equal ASCII for letters and digits).
     const ImGuiIO& io = ImGui::GetIO();
+    if (ImGui::IsKeyPressed(GLFW_KEY_F6)) cycleFocus(io.KeyShift ? -1 : 1);
     if (!io.KeyCtrl) return;
+    // Zoom: '=' is '+' without Shift on most layouts; the keypad's keys too.
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) zoomBy(1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) zoomBy(-1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_0) || ImGui::IsKeyPressed(GLFW_KEY_KP_0)) zoomBy(0);
+    if (!io.KeyShift && ImGui::IsKeyPressed('M')) {
+        std::string target;
+        for (auto& v : m_views)
+            if (v->tiled() && !v->isHidden() && v->focused()) target = v->title();
+        if (target.empty())
+            for (auto& v : m_views)
+                if (v->tiled() && !v->isHidden() && v->hovered()) target = v->title();
+        if (!m_workspace.maximised.empty()) target = m_workspace.maximised;
+        toggleMaximised(target.empty() ? m_codeTabs->title() : target);
+    }
+    if (!io.KeyShift && ImGui::IsKeyPressed('R')) m_run->start();
     if (ImGui::IsKeyPressed('Q')) m_quit = true;
     if (ImGui::IsKeyPressed('1')) selectTab(CodeTab::Source);
     if (ImGui::IsKeyPressed('2')) selectTab(CodeTab::Ptx);
     if (ImGui::IsKeyPressed('3')) selectTab(CodeTab::Log);
+    if (ImGui::IsKeyPressed('4')) selectTab(CodeTab::Sass);
     if (!io.KeyShift && ImGui::IsKeyPressed('P')) keepCurrent();
     if (!io.KeyShift && ImGui::IsKeyPressed('N')) newSession();
     if (!io.KeyShift && ImGui::IsKeyPressed('O')) openSession();
@@ -250,92 +397,11 @@ void ExplorerApp::drawRunMenu() {
     }
     if (!ready && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", runs.running() ? "a run is in flight" : "running needs an NVIDIA GPU and its driver");
+    if (ImGui::MenuItem("Run on GPU", "Ctrl+R", false, ready)) m_run->start();
     if (ImGui::MenuItem("Cancel run", nullptr, false, runs.running())) runs.cancel();
     ImGui::Separator();
     if (ImGui::MenuItem("Sweep configs\u2026", "Ctrl+Shift+W", m_sweepView->isOpen())) m_sweepView->setOpen(!m_sweepView->isOpen());
     ImGui::EndMenu();
-}
-
-void ExplorerApp::layout(float menuBarHeight) {
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const Sizes& sz = m_theme.sizes();
-    const ImVec2 origin(vp->Pos.x, vp->Pos.y + menuBarHeight);
-    const ImVec2 full(vp->Size.x, vp->Size.y - menuBarHeight);
-
-    auto find = [&](Slot s) -> View* {
-        for (auto& v : m_views) {
-            if (v->slot() == s && v->isOpen()) return v.get();
-        }
-        return nullptr;
-    };
-    View* leftTop = find(Slot::LeftTop);
-    View* leftFill = find(Slot::LeftFill);
-    View* leftBottom = find(Slot::LeftBottom);
-    View* centre = find(Slot::Centre);
-    View* rightFill = find(Slot::RightFill);
-    View* rightBottom = find(Slot::RightBottom);
-    View* status = find(Slot::StatusBar);
-
-    const float statusH = status ? ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 : 0.0f;
-    const float bodyH = full.y - statusH;
-    const float leftW = (leftTop || leftFill || leftBottom) ? sz.leftColumnWidth : 0.0f;
-    const float rightW = (rightFill || rightBottom || find(Slot::RightTop)) ? sz.rightColumnWidth : 0.0f;
-
-    // Left: Kernel sized to its content, Variants at the bottom sized to its content (at most a
-    // share of the column), Configuration takes the rest.
-    {
-        float y = origin.y;
-        float bottom = origin.y + bodyH;
-        if (leftTop) {
-            const float h = leftFill ? std::min(leftTop->desiredHeight(), bodyH * 0.5f) : bodyH;
-            leftTop->setRect(ImVec2(origin.x, y), ImVec2(leftW, h));
-            y += h;
-        }
-        if (leftBottom) {
-            const float h = leftFill ? std::min(leftBottom->desiredHeight(), bodyH * kLeftBottomMaxFraction) : bottom - y;
-            leftBottom->setRect(ImVec2(origin.x, bottom - h), ImVec2(leftW, h));
-            bottom -= h;
-        }
-        if (leftFill) leftFill->setRect(ImVec2(origin.x, y), ImVec2(leftW, bottom - y));
-    }
-    // Right: the content-sized views (Resources, Launch) stacked from the top, the fill view
-    // (Run) below them taking the rest, and a content-sized bottom view if any.
-    {
-        const float x = origin.x + full.x - rightW;
-        float top = origin.y;
-        float bottom = origin.y + bodyH;
-        if (rightBottom) {
-            const float h = rightFill ? std::min(rightBottom->desiredHeight(), bodyH * 0.5f) : bodyH;
-            rightBottom->setRect(ImVec2(x, bottom - h), ImVec2(rightW, h));
-            bottom -= h;
-        }
-        for (auto& v : m_views) {
-            if (v->slot() != Slot::RightTop || !v->isOpen()) continue;
-            // Leave the fill view at least a third of the column.
-            const float h = std::min(v->desiredHeight(), std::max(0.0f, bottom - top - (rightFill ? bodyH / 3 : 0.0f)));
-            v->setRect(ImVec2(x, top), ImVec2(rightW, h));
-            top += h;
-        }
-        if (rightFill) rightFill->setRect(ImVec2(x, top), ImVec2(rightW, bottom - top));
-    }
-    // Centre: the first open centre view (the code tabs) on top; the others (Occupancy, Roofline)
-    // side by side below it, so source, occupancy and roofline are in view at once.
-    if (centre) {
-        std::vector<View*> below;
-        for (auto& v : m_views) {
-            if (v->slot() == Slot::Centre && v->isOpen() && v.get() != centre) below.push_back(v.get());
-        }
-        const float x = origin.x + leftW;
-        const float w = full.x - leftW - rightW;
-        const float topH = below.empty() ? bodyH : std::floor(bodyH * kCentreTopFraction);
-        centre->setRect(ImVec2(x, origin.y), ImVec2(w, topH));
-        for (std::size_t i = 0; i < below.size(); ++i) {
-            const float x0 = std::floor(x + w * static_cast<float>(i) / static_cast<float>(below.size()));
-            const float x1 = std::floor(x + w * static_cast<float>(i + 1) / static_cast<float>(below.size()));
-            below[i]->setRect(ImVec2(x0, origin.y + topH), ImVec2(x1 - x0, bodyH - topH));
-        }
-    }
-    if (status) status->setRect(ImVec2(origin.x, origin.y + bodyH), ImVec2(full.x, statusH));
 }
 
 }  // namespace kx::app

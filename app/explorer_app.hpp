@@ -1,8 +1,11 @@
-// The application shell: the menu bar, the flat list of views, and the tiled layout that places
-// them (left column, centre, right column, status bar). One frame = update() then draw().
+// The application shell: the menu bar, the flat list of views, the shortcuts, and the tiled
+// layout that places them (left column, centre, right column, status bar; splitters between
+// them; one panel maximised on Ctrl+M). One frame = update() then draw(); between frames the
+// main loop asks wantsFrames() whether to draw again at once or sleep until input.
 #pragma once
 
 #include "explorer_model.hpp"
+#include "frame_times.hpp"
 #include "native_file_dialog.hpp"
 #include "sweep_model.hpp"
 #include "theme.hpp"
@@ -16,16 +19,25 @@
 #include "views/tutorials_view.hpp"
 #include "views/variants_view.hpp"
 #include "views/view.hpp"
+#include "workspace_layout.hpp"
+#include "workspace_settings.hpp"
 
+#include <filesystem>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kx::app {
 
 class ExplorerApp {
 public:
-    ExplorerApp(ExplorerModel& model, const Theme& theme);
+    // `workspace`: the layout, theme and zoom to start with; `defaults` what Reset layout and
+    // a double-click on a splitter go back to. Changes are saved to `workspaceFile` (none when
+    // empty: scripted runs leave the user's layout alone unless given --workspace).
+    ExplorerApp(ExplorerModel& model, const Theme& theme, WorkspaceSettings workspace, WorkspaceSettings defaults,
+                std::filesystem::path workspaceFile);
 
     // Start of a frame, before ImGui::NewFrame(): applies compile results, starts due compiles.
     void update() {
@@ -39,6 +51,7 @@ public:
 
     ExplorerModel& model() { return m_model; }
     void selectTab(CodeTab tab) { m_codeTabs->selectTab(tab); }
+    CodeTabsView& codeTabs() { return *m_codeTabs; }
     // Opens the view whose title matches name, case-insensitively ("occupancy", "roofline").
     // Returns false when there is none.
     bool showView(std::string_view name);
@@ -67,6 +80,41 @@ public:
     void openDemo();
     // True once File > Quit was chosen.
     bool quitRequested() const { return m_quit; }
+    void requestQuit() { m_quit = true; }
+
+    // --- Workspace: layout, maximised panel, theme, zoom --------------------------------------
+    WorkspaceSettings& workspace() { return m_workspace; }
+    // Maximises the view titled `title` (case-insensitive), or restores the layout when it is the
+    // maximised one already or empty. False when no open, tiled view has that title.
+    bool toggleMaximised(std::string_view title);
+    // View > Reset layout: the splitters back to the shipped layout (theme and zoom stay).
+    void resetLayout();
+    void setTheme(ThemeKind kind);
+    // Zoom in steps of WorkspaceSettings::kZoomStep (Ctrl +/-); 0 goes back to 100%.
+    void zoomBy(int steps);
+    void setZoom(float zoom);
+    // True once after the theme or zoom changed: the main loop rebuilds the style and fonts
+    // between frames (the font atlas cannot change inside one).
+    bool takeAppearanceChange() { return std::exchange(m_appearanceChanged, false); }
+    // Writes the workspace file now when something changed since it was last written.
+    void saveWorkspace();
+    const std::string& workspaceMessage() const { return m_workspaceMessage; }
+    // The view titled `title` (case-insensitive), or nullptr.
+    View* findView(std::string_view title);
+    const std::vector<std::unique_ptr<View>>& views() const { return m_views; }
+
+    // --- Frame pacing ---------------------------------------------------------------------------
+    // The app's own frame times (main.cpp records them; View > Performance and `frame-stats` read).
+    FrameTimes& frameTimes() { return m_frameTimes; }
+    // The part of each frame spent building the UI (models, views, ImGui's draw lists), before
+    // the renderer rasterises it: what the app costs apart from the GL driver.
+    FrameTimes& buildTimes() { return m_buildTimes; }
+    // Why the app must keep drawing now (a compile, a run, a sweep, an animation), or "" when
+    // nothing moves and it may sleep until the next input.
+    std::string activity() const;
+    // Nothing moves on screen, but something in the background will post a result to show
+    // (a session write, a file dialog, a tutorial check): wake up soon to look.
+    bool pollSoon() const;
 
 private:
     template <class V>
@@ -80,14 +128,26 @@ private:
     void drawFileMenu();
     void drawSessionMenu();
     void drawRunMenu();
+    void drawViewMenu();
     void shortcuts();
+    // F6 / Shift+F6: the keyboard focus to the next (previous) panel.
+    void cycleFocus(int direction);
 
-    void layout(float menuBarHeight);
     // Steps the tutorial player; opens its window on a first run to show the welcome.
     void updateTutorials();
 
     ExplorerModel& m_model;
     const Theme& m_theme;
+    WorkspaceSettings m_workspace;
+    WorkspaceSettings m_workspaceDefaults;
+    std::filesystem::path m_workspaceFile;
+    WorkspaceSettings m_savedWorkspace;
+    std::string m_workspaceMessage;
+    WorkspaceLayout m_layout{m_workspace, m_workspaceDefaults, m_theme};
+    FrameTimes m_frameTimes;
+    FrameTimes m_buildTimes;
+    bool m_appearanceChanged = false;
+    class RunView* m_run = nullptr;
     std::vector<std::unique_ptr<View>> m_views;
     CodeTabsView* m_codeTabs = nullptr;
     RooflineView* m_roofline = nullptr;

@@ -66,8 +66,8 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
                 c.kind = ScriptCommand::Kind::Tab;
                 if (c.argument == "occupancy" || c.argument == "roofline") {
                     c.kind = ScriptCommand::Kind::View;  // analysis panels are views of their own
-                } else if (c.argument != "source" && c.argument != "ptx" && c.argument != "log") {
-                    throw error(fmt::format("unknown tab '{}' (source, ptx, log, occupancy or roofline)", c.argument));
+                } else if (c.argument != "source" && c.argument != "ptx" && c.argument != "sass" && c.argument != "log") {
+                    throw error(fmt::format("unknown tab '{}' (source, ptx, sass, log, occupancy or roofline)", c.argument));
                 }
             }
         } else if (cmd == "set" || cmd == "expect") {
@@ -178,6 +178,18 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             const std::string ext = std::filesystem::path(c.argument).extension().string();
             if (ext != ".csv" && ext != ".md")
                 throw error(fmt::format("'export-compare' writes FILE.csv or FILE.md, got '{}'", c.argument));
+        } else if (cmd == "code") {
+            try {
+                parseCodeCommand(w, c);
+            } catch (const std::invalid_argument& e) {
+                throw error(e.what());
+            }
+        } else if (isWorkspaceCommand(cmd)) {
+            try {
+                parseWorkspaceCommand(w, c);
+            } catch (const std::invalid_argument& e) {
+                throw error(e.what());
+            }
         } else if (cmd == "wait-compile") {
             if (nargs != 0) throw error("'wait-compile' takes no argument");
             c.kind = ScriptCommand::Kind::WaitCompile;
@@ -194,7 +206,8 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         } else {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
                                     "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
-                                    "compare-select, compare-tab, export-compare, tutorial, sweep, tiles)",
+                                    "compare-select, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
+                                    "print-layout, idle-cpu, theme-check, quit, code)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -412,7 +425,10 @@ void ScriptRunner::step(ExplorerApp& app) {
             }
             break;
         case ScriptCommand::Kind::Tab:
-            app.selectTab(c.argument == "ptx" ? CodeTab::Ptx : c.argument == "log" ? CodeTab::Log : CodeTab::Source);
+            app.selectTab(c.argument == "ptx"    ? CodeTab::Ptx
+                          : c.argument == "sass" ? CodeTab::Sass
+                          : c.argument == "log"  ? CodeTab::Log
+                                                 : CodeTab::Source);
             break;
         case ScriptCommand::Kind::View:
             if (!app.showView(c.argument)) fail(c, fmt::format("unknown view '{}'", c.argument));
@@ -540,6 +556,12 @@ void ScriptRunner::step(ExplorerApp& app) {
             break;
         case ScriptCommand::Kind::Tiles:
             if (stepTiles(c, app)) return;
+            break;
+        case ScriptCommand::Kind::Code:
+            if (stepCode(c, app)) return;
+            break;
+        case ScriptCommand::Kind::Workspace:
+            if (stepWorkspace(c, app)) return;
             break;
         case ScriptCommand::Kind::Tutorial:
             if (stepTutorial(c, app)) return;

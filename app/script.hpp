@@ -4,7 +4,15 @@
 //   template gemm            select a template by id
 //   arch sm_90               select an architecture
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
-//   tab source|ptx|log       select a code tab
+//   tab source|ptx|sass|log  select a code tab
+//   code select LINE|TEXT... select a source line (by number, or the first holding TEXT) as a click
+//                            does, after the compile and disassembly, scrolling the panes to its code
+//                            (0 clears the selection and leaves the panes where they are)
+//   code hover ptx|sass [N]  show the tooltip of that pane's line N as if hovered (opcode docs,
+//                            control bits); without N the first line of the selected source line
+//   code split ptx|sass|off  what the Source tab shows beside the source
+//   code peak                scroll the SASS panes to the peak of live registers and hover it
+//   code print               print "kernel-explorer: code: line L: P PTX lines, S SASS lines, peak R live registers"
 //   tab occupancy|roofline   open that analysis panel (they sit below the code tabs)
 //   view NAME                open the view titled NAME (case-insensitive: occupancy, roofline, resources,
 //                            compare)
@@ -60,11 +68,33 @@
 //   tiles device ID          place the tiles on device ID (assets/devices)
 //   tiles print              print "kernel-explorer: tiles: VARIANT: T tiles, W waves of C, B blocks/SM (SOURCE registers)"
 //   tiles export FILE.png    save the Tiles drawing
+//   frame-stats [reset]      print "kernel-explorer: frame-stats: N frames, p50 X ms, p99 Y ms, max Z ms; UI build
+//                            p50 X ms, p99 Y ms" over the frames since the start or the last reset (reset:
+//                            start counting again); "UI build" is the part before the renderer
+//   frame-stats max-p99 MS   fail unless those frames' p99 is at most MS milliseconds
+//   wheel VIEW N [FRAMES]    turn the mouse wheel N notches (positive: down) over view VIEW ("code",
+//                            "roofline", ...), on each of FRAMES frames (default 1)
+//   key CHORD                press a key for one frame: ctrl+m, shift+f6, ctrl+equal, ctrl+minus, ctrl+0, ...
+//   layout NAME SHARE        move a splitter: left, right (column widths), centre-top, kernel,
+//                            variants, run-top (heights), below-1, below-2 ... (as shares of the window)
+//   layout reset             every splitter back to the shipped layout
+//   maximise [VIEW]          maximise the view titled VIEW; without VIEW, restore the layout
+//   theme dark|light         switch the theme
+//   zoom PERCENT             set the zoom (70 to 250)
+//   print-layout             print "kernel-explorer: layout: TITLE X Y W H" for every panel on screen
+//   idle-cpu SECONDS [MAX]   wait until nothing moves, then let the app sleep on events for SECONDS
+//                            and print "kernel-explorer: idle-cpu: P% of a core over S s, F frames";
+//                            fail when P is above MAX
+//   theme-check              print the lowest text contrast of each theme; fail below 4.5:1
+//   quit                     end the app as File > Quit does (scripts without --screenshot keep
+//                            the window open otherwise)
 //   frames N                 render N frames
 //   screenshot FILE          save a PNG of the window (may appear several times)
 // Syntax errors are found when the file is parsed; unknown names and values when the command runs.
 // Both are reported as "FILE:LINE: reason" (the app then exits 2).
 #pragma once
+
+#include <imgui.h>
 
 #include <chrono>
 #include <filesystem>
@@ -87,7 +117,7 @@ struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
-        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles
+        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
@@ -101,6 +131,14 @@ struct Script {
     std::string file;
     std::vector<ScriptCommand> commands;
 };
+
+// The workspace and measurement commands (frame-stats, wheel, key, layout, maximise, theme,
+// zoom, print-layout, idle-cpu, theme-check), parsed in script_workspace.cpp: fills `c`, or
+// throws std::invalid_argument with the reason (without FILE:LINE) on bad arguments.
+bool isWorkspaceCommand(const std::string& word);
+// The `code ...` commands of the linked code panes, parsed in script_code.cpp like the above.
+void parseCodeCommand(const std::vector<std::string>& words, ScriptCommand& c);
+void parseWorkspaceCommand(const std::vector<std::string>& words, ScriptCommand& c);
 
 // Throws ScriptError "FILE:LINE: reason" on a syntax error, or "FILE: cannot read" when absent.
 Script parseScript(const std::filesystem::path& file);
@@ -117,6 +155,11 @@ public:
     bool done() const { return m_pc >= m_script.commands.size(); }
     // A PNG to write from this frame's pixels, set by step(); cleared by takeScreenshot().
     std::optional<std::string> takeScreenshot() { return std::exchange(m_screenshot, std::nullopt); }
+    // Mouse wheel and keys a `wheel` or `key` command asked for; call after the platform
+    // backend's NewFrame and before ImGui::NewFrame.
+    void injectInput(ExplorerApp& app, ImGuiIO& io);
+    // True while an `idle-cpu` measurement lets the main loop sleep on events.
+    bool allowsSleep() const { return m_idleStart.has_value(); }
 
 private:
     [[noreturn]] void fail(const ScriptCommand& c, const std::string& reason) const;
@@ -130,12 +173,26 @@ private:
     bool stepSweep(const ScriptCommand& c, ExplorerApp& app);
     // A `tiles ...` command; true while it must wait.
     bool stepTiles(const ScriptCommand& c, ExplorerApp& app);
+    // A workspace or measurement command (script_workspace.cpp); true while it must wait.
+    bool stepWorkspace(const ScriptCommand& c, ExplorerApp& app);
+    // A `code ...` command (script_code.cpp); true while it must wait.
+    bool stepCode(const ScriptCommand& c, ExplorerApp& app);
 
     Script m_script;
     std::size_t m_pc = 0;
     int m_waitFrames = -1;  // frames left for the current command; -1 when not started
     std::optional<std::chrono::steady_clock::time_point> m_waitStart;
     std::optional<std::string> m_screenshot;
+    // Input to inject: wheel notches over a view for some frames; a key held for one frame.
+    std::string m_wheelView;
+    float m_wheelNotches = 0;
+    int m_wheelFrames = 0;
+    int m_key = -1;
+    bool m_keyCtrl = false, m_keyShift = false, m_keyReleasePending = false;
+    // idle-cpu: when the measurement began, the process CPU seconds and frames then.
+    std::optional<std::chrono::steady_clock::time_point> m_idleStart;
+    double m_idleCpuStart = 0;
+    std::size_t m_idleFramesStart = 0;
 };
 
 // Frames rendered after the state settled before a screenshot, so ImGui's one-frame layout lag

@@ -63,25 +63,6 @@ std::optional<double> metricValue(const SweepPoint& p, SweepMetric m) {
     return std::nullopt;
 }
 
-// [SECTION] Frame times
-
-void FrameTimes::add(double seconds) {
-    if (m_samples.size() < kCapacity) {
-        m_samples.push_back(seconds);
-        return;
-    }
-    m_samples[m_next] = seconds;
-    m_next = (m_next + 1) % kCapacity;
-}
-
-double FrameTimes::percentileMs(double p) const {
-    if (m_samples.empty()) return 0;
-    std::vector<double> sorted = m_samples;
-    std::sort(sorted.begin(), sorted.end());
-    const auto rank = static_cast<std::size_t>(std::clamp(p / 100.0, 0.0, 1.0) * static_cast<double>(sorted.size() - 1) + 0.5);
-    return 1000.0 * sorted[rank];
-}
-
 // [SECTION] Setup
 
 SweepModel::SweepModel(ExplorerModel& explorer) : m_explorer(explorer) {}

@@ -8,6 +8,7 @@
 // the UI thread.
 #pragma once
 
+#include "frame_times.hpp"
 #include "jobs/job_queue.hpp"
 #include "sweep/space.hpp"
 #include "sweep/sweep.hpp"
@@ -50,19 +51,6 @@ struct HeatMap {
     std::vector<HeatCell> cells;                // row-major: y * xValues.size() + x
     double lo = 0, hi = 0;                      // metric range over the cells with a value
     const HeatCell& at(std::size_t x, std::size_t y) const { return cells[y * xValues.size() + x]; }
-};
-
-// The last frames' durations, for the p99 the status line and scripts report.
-class FrameTimes {
-public:
-    void add(double seconds);
-    void clear() { m_samples.clear(); m_next = 0; }
-    std::size_t count() const { return m_samples.size(); }
-    double percentileMs(double p) const;  // 0 when empty
-private:
-    static constexpr std::size_t kCapacity = 4096;
-    std::vector<double> m_samples;
-    std::size_t m_next = 0;
 };
 
 class SweepModel {

@@ -2,6 +2,9 @@
 // panels, one blue accent, and syntax colours that stay distinct on the code background.
 #include "theme.hpp"
 
+#include "workspace_settings.hpp"
+
+#include <cmath>
 #include <filesystem>
 
 namespace kx::app {
@@ -29,14 +32,16 @@ Theme Theme::darkProfessional() {
     p.border = rgb(0x393B40);
     p.headerBg = rgb(0x34363B);
     p.text = rgb(0xDFE1E5);
-    p.textDim = rgb(0x9DA0A8);
-    p.textFaint = rgb(0x5A5D63);
+    // Text that carries a value keeps 4.5:1 (WCAG AA) on the panel and code backgrounds, dim and
+    // faint text included: "faint" ranks a figure, it does not hide it.
+    p.textDim = rgb(0xA9ACB3);
+    p.textFaint = rgb(0x9497A0);
     p.accent = rgb(0x3574F0);
     p.accentHover = rgb(0x4A85F5);
     p.accentActive = rgb(0x2E5FC2);
     p.ok = rgb(0x5FB865);
     p.warn = rgb(0xE5B45A);
-    p.error = rgb(0xF75464);
+    p.error = rgb(0xFF6B78);
     p.errorLineBg = rgb(0xF75464, 0x38);
     p.warnLineBg = rgb(0xE5B45A, 0x30);
     p.searchHitBg = rgb(0x3574F0, 0x60);
@@ -54,13 +59,71 @@ Theme Theme::darkProfessional() {
     set(SyntaxClass::Builtin, rgb(0x56A8F5));
     set(SyntaxClass::Number, rgb(0x2AACB8));
     set(SyntaxClass::String, rgb(0x6AAB73));
-    set(SyntaxClass::Comment, rgb(0x7A7E85));
+    set(SyntaxClass::Comment, rgb(0x8A8E95));
     set(SyntaxClass::Preprocessor, rgb(0xB3AE60));
     set(SyntaxClass::Directive, rgb(0xCF8E6D));
     set(SyntaxClass::Register, rgb(0xC77DBB));
     set(SyntaxClass::Label, rgb(0xB3AE60));
     set(SyntaxClass::Punctuation, rgb(0x9DA0A8));
     return t;
+}
+
+Theme Theme::light() {
+    Theme t;
+    t.m_light = true;
+    Palette& p = t.m_palette;
+    p.windowBg = rgb(0xE4E6EB);
+    p.panelBg = rgb(0xF7F8FA);
+    p.codeBg = rgb(0xFFFFFF);
+    p.gutterBg = rgb(0xF0F1F4);
+    p.border = rgb(0xC9CCD3);
+    p.headerBg = rgb(0xE6E8EC);
+    p.text = rgb(0x1F2023);
+    p.textDim = rgb(0x50535A);
+    p.textFaint = rgb(0x62656D);
+    p.accent = rgb(0x2A5FCF);
+    p.accentHover = rgb(0x3B72E0);
+    p.accentActive = rgb(0x2150B0);
+    p.ok = rgb(0x2B7A30);
+    p.warn = rgb(0x8A5A00);
+    p.error = rgb(0xC62A3A);
+    p.errorLineBg = rgb(0xC62A3A, 0x26);
+    p.warnLineBg = rgb(0xD4A020, 0x30);
+    p.searchHitBg = rgb(0x2A5FCF, 0x40);
+    p.currentLineBg = rgb(0x000000, 0x0A);
+    p.diffRemovedBg = rgb(0xC62A3A, 0x22);
+    p.diffAddedBg = rgb(0x2B7A30, 0x22);
+    p.diffFoldBg = rgb(0x2A5FCF, 0x14);
+    p.bestCellBg = rgb(0x2B7A30, 0x26);
+
+    auto set = [&](SyntaxClass c, ImU32 v) { p.syntax[static_cast<int>(c)] = v; };
+    set(SyntaxClass::Plain, rgb(0x1F2023));
+    set(SyntaxClass::Keyword, rgb(0x0033B3));
+    set(SyntaxClass::Type, rgb(0x00737A));
+    set(SyntaxClass::Qualifier, rgb(0x871094));
+    set(SyntaxClass::Builtin, rgb(0x1750EB));
+    set(SyntaxClass::Number, rgb(0x1750EB));
+    set(SyntaxClass::String, rgb(0x067D17));
+    set(SyntaxClass::Comment, rgb(0x646870));
+    set(SyntaxClass::Preprocessor, rgb(0x7A6500));
+    set(SyntaxClass::Directive, rgb(0x0033B3));
+    set(SyntaxClass::Register, rgb(0x871094));
+    set(SyntaxClass::Label, rgb(0x7A6500));
+    set(SyntaxClass::Punctuation, rgb(0x4A4D55));
+    return t;
+}
+
+Theme Theme::ofKind(ThemeKind kind) { return kind == ThemeKind::Light ? light() : darkProfessional(); }
+
+void Theme::setScale(float scale) {
+    m_scale = scale;
+    m_sizes = m_baseSizes;
+    m_sizes.leftColumnWidth *= scale;
+    m_sizes.rightColumnWidth *= scale;
+    m_sizes.statusBarPadding *= scale;
+    m_sizes.gutterPadding *= scale;
+    m_sizes.fontSize = std::round(m_baseSizes.fontSize * scale);
+    m_sizes.spinnerRadius *= scale;
 }
 
 void Theme::applyStyle() const {
@@ -140,10 +203,20 @@ void Theme::applyStyle() const {
     c[ImGuiCol_TableBorderStrong] = v(p.border);
     c[ImGuiCol_TableBorderLight] = alpha(p.border, 0.6f);
     c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.025f);
+    c[ImGuiCol_TableRowBgAlt] = m_light ? ImVec4(0, 0, 0, 0.03f) : ImVec4(1, 1, 1, 0.025f);
     c[ImGuiCol_TextSelectedBg] = alpha(p.accent, 0.45f);
     c[ImGuiCol_NavHighlight] = v(p.accent);
-    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.55f);
+    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, m_light ? 0.3f : 0.55f);
+    if (m_light) {
+        c[ImGuiCol_Button] = v(p.headerBg);
+        c[ImGuiCol_ButtonHovered] = v(p.border);
+        c[ImGuiCol_FrameBg] = v(p.codeBg);
+        c[ImGuiCol_FrameBgHovered] = v(p.gutterBg);
+        c[ImGuiCol_FrameBgActive] = v(p.gutterBg);
+        c[ImGuiCol_FrameBg].w = 1.0f;
+        s.FrameBorderSize = 1;  // white fields on a near-white panel need an outline
+    }
+    s.ScaleAllSizes(m_scale);
 }
 
 void Theme::loadFonts(const std::string& fontDir) {
@@ -152,6 +225,8 @@ void Theme::loadFonts(const std::string& fontDir) {
     const auto regular = dir / "JetBrainsMono-Regular.ttf";
     const auto bold = dir / "JetBrainsMono-Bold.ttf";
 
+    io.Fonts->Clear();
+    m_fonts = Fonts{};
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     cfg.OversampleV = 1;

@@ -26,6 +26,8 @@ enum class SyntaxClass {
     Count
 };
 
+enum class ThemeKind;
+
 struct Palette {
     ImU32 windowBg, panelBg, codeBg, gutterBg, border, headerBg;
     ImU32 text, textDim, textFaint, accent, accentHover, accentActive;
@@ -55,25 +57,40 @@ struct Fonts {
 
 class Theme {
 public:
-    // Sets the ImGui style colours and metrics from the palette.
+    // Sets the ImGui style colours and metrics from the palette, scaled by scale().
     void applyStyle() const;
 
-    // Adds JetBrains Mono (regular and bold) from fontDir to the current ImGui font atlas, or
-    // ImGui's default font when the files are missing. Call before the first frame.
+    // Replaces the fonts of the current ImGui font atlas with JetBrains Mono (regular and bold)
+    // from fontDir at sizes().fontSize, or ImGui's default font when the files are missing. Call
+    // between frames; the renderer's font texture must be rebuilt afterwards.
     void loadFonts(const std::string& fontDir);
 
+    // Zoom times the monitor's content scale: every size (fonts, paddings, the sizes below) is
+    // multiplied by it. Call applyStyle() and loadFonts() after changing it.
+    void setScale(float scale);
+    float scale() const { return m_scale; }
+
     const Palette& palette() const { return m_palette; }
+    // Sizes at the current scale.
     const Sizes& sizes() const { return m_sizes; }
     const Fonts& fonts() const { return m_fonts; }
     ImU32 syntax(SyntaxClass c) const { return m_palette.syntax[static_cast<int>(c)]; }
     static ImVec4 toVec4(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
 
     static Theme darkProfessional();
+    // Light backgrounds for bright rooms and projectors; the same hues, darkened until text
+    // keeps 4.5:1 on its backgrounds.
+    static Theme light();
+    static Theme ofKind(ThemeKind kind);
+    bool isLight() const { return m_light; }
 
 private:
     Palette m_palette{};
+    Sizes m_baseSizes{};
     Sizes m_sizes{};
     Fonts m_fonts{};
+    float m_scale = 1.0f;
+    bool m_light = false;
 };
 
 }  // namespace kx::app

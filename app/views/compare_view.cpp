@@ -236,7 +236,7 @@ void CompareView::drawPins() {
     if (ImGui::BeginTable("##pins", 6, flags, ImVec2(0, height))) {
         ImGui::TableSetupColumn("##tick");
         ImGui::TableSetupColumn("#");
-        ImGui::TableSetupColumn("variant");
+        ImGui::TableSetupColumn("variant (column)");
         ImGui::TableSetupColumn("arch");
         ImGui::TableSetupColumn("latest run");
         ImGui::TableSetupColumn("notes", ImGuiTableColumnFlags_WidthStretch);
@@ -258,6 +258,11 @@ void CompareView::drawPins() {
             ImGui::TextColored(Theme::toVec4(colour), "%zu", i + 1);
             ImGui::TableNextColumn();
             ImGui::TextColored(Theme::toVec4(theme().syntax(SyntaxClass::Builtin)), "%s", s.name.c_str());
+            if (col != m_columnPin.end()) {
+                // Which table column and roofline colour it is, by its letter.
+                ImGui::SameLine();
+                ImGui::TextColored(Theme::toVec4(colour), "(%s)", columnLetter(static_cast<std::size_t>(col - m_columnPin.begin())).c_str());
+            }
             helpTooltip(fmt::format("{}\nupdated {}\n{}{}", s.config.canonical(), s.updatedAt,
                                     s.sass.empty() ? "no SASS: " + s.sassNote : std::string("SASS available"),
                                     s.notes.empty() ? std::string() : "\n\n" + s.notes));
@@ -271,10 +276,10 @@ void CompareView::drawPins() {
             }
             ImGui::TableNextColumn();
             if (!s.notes.empty()) {
-                // One line here, clipped by the column; the whole text on hover and in the table.
-                const std::string firstLine = s.notes.substr(0, s.notes.find('\n'));
-                ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", firstLine.c_str());
-                helpTooltip(s.notes);
+                // Wrapped in the column, not cut: notes are read, not hovered.
+                ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(pal.textDim));
+                ImGui::TextWrapped("%s", s.notes.c_str());
+                ImGui::PopStyleColor();
             }
             ImGui::PopID();
         }
@@ -304,8 +309,12 @@ void CompareView::drawTable(float height) {
     ImGui::TextColored(Theme::toVec4(pal.textDim), "metric");
     for (int c = 0; c < n; ++c) {
         ImGui::TableNextColumn();
+        // The letter and the parameters that differ, wrapped rather than cut: the difference
+        // between the variants is the part a reader needs.
         ImGui::PushFont(theme().fonts().bold);
-        ImGui::TextColored(Theme::toVec4(columnColour(c)), "%s", m_table.columns[static_cast<std::size_t>(c)].c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(columnColour(c)));
+        ImGui::TextWrapped("%s", m_table.columns[static_cast<std::size_t>(c)].c_str());
+        ImGui::PopStyleColor();
         ImGui::PopFont();
         helpTooltip(m_table.names[static_cast<std::size_t>(c)] + " (" + m_table.arches[static_cast<std::size_t>(c)] + ")");
     }
@@ -320,7 +329,10 @@ void CompareView::drawTable(float height) {
         }
         // Rows where every variant agrees say nothing about the difference: dimmed.
         const ImU32 labelColour = r.allEqual ? pal.textFaint : pal.textDim;
-        ImGui::TextColored(Theme::toVec4(labelColour), "%s", r.label.c_str());
+        // The unit beside the label, unless the cells carry it already (KiB, the x of a ratio).
+        const bool unitInCells = r.unit.empty() || r.unit == "x" || r.unit == "bytes";
+        const std::string label = unitInCells ? r.label : r.label + " (" + r.unit + ")";
+        ImGui::TextColored(Theme::toVec4(labelColour), "%s", label.c_str());
         helpTooltip(r.help + (r.better == Better::Lower ? "\nLower is better." : r.better == Better::Higher ? "\nHigher is better." : ""));
         for (int c = 0; c < n; ++c) {
             const auto i = static_cast<std::size_t>(c);
@@ -352,7 +364,7 @@ void CompareView::drawRoofline(float height) {
         ImGui::EndChild();
         return;
     }
-    const float noteH = ImGui::GetTextLineHeightWithSpacing() * 2;
+    const float noteH = ImGui::GetTextLineHeightWithSpacing() * 3;
     ChartAxis x;
     x.label = "FLOP/byte";
     x.scale = m_roof.x;
@@ -362,7 +374,6 @@ void CompareView::drawRoofline(float height) {
     y.scale = m_roof.y;
     Chart chart(theme());
     if (chart.begin("##cmproof", ImVec2(-1, height - noteH), x, y)) {
-        chart.setLegendCorner(LegendCorner::BottomRight);
         const double ridge = m_roof.fp32Peak / m_roof.dramBw;
         // Ceilings in a neutral colour: the series hues belong to the variants.
         const ImU32 roofColour = pal.textDim;
@@ -393,9 +404,15 @@ void CompareView::drawRoofline(float height) {
                 return fmt::format("{} (measured)\nAI {} FLOP/byte, {}FLOP/s", m_table.names[c], chart::formatCompact(mx[k], 2),
                                    chart::formatCompact(my[k], 3));
             });
-            chart.legendEntry(name.c_str(), colour, mx.empty() ? MarkerShape::Diamond : MarkerShape::Square);
+            (void)name;
         }
         chart.end();
+    }
+    // The legend under the chart, not over it: the points sit where a corner legend would.
+    for (std::size_t c = 0; c < m_table.columns.size(); ++c) {
+        if (c > 0) ImGui::SameLine(0, ImGui::GetFontSize());
+        ImGui::TextColored(Theme::toVec4(columnColour(static_cast<int>(c))), "\u25c6 %s", columnLetter(c).c_str());
+        helpTooltip(m_table.columns[c] + "\n" + m_table.names[c]);
     }
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s",
@@ -427,9 +444,10 @@ void CompareView::drawDiffs() {
             ImGui::EndCombo();
         }
     };
-    picker("##diffA", "A", m_pairA, pal.error);
+    // "from" and "to", not A and B: the letters name the table's columns.
+    picker("##diffA", "from", m_pairA, pal.error);
     ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
-    picker("##diffB", "B", m_pairB, pal.ok);
+    picker("##diffB", "to", m_pairB, pal.ok);
     ImGui::SameLine();
     if (ImGui::Button("Swap")) std::swap(m_pairA, m_pairB);
     ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace kx::app {
@@ -93,6 +94,75 @@ void ConfigView::drawContent() {
     m_footerHeight = ImGui::GetCursorPosY() - footerTop;
 }
 
+const std::vector<std::string>& ConfigView::wouldBreak(const std::string& key, const std::string& value) {
+    if (m_breaksFor != model().generation()) {
+        m_breaks.clear();
+        m_implicated.clear();
+        m_breaksFor = model().generation();
+    }
+    auto& byValue = m_breaks[key];
+    if (auto it = byValue.find(value); it != byValue.end()) return it->second;
+    std::vector<std::string>& out = byValue[value];
+    const engine::Template* t = model().currentTemplate();
+    const engine::Arch* arch = model().currentArch();
+    const engine::PreparedVariant* current = model().variant();
+    if (t == nullptr || arch == nullptr || current == nullptr || value == model().paramValue(key)) return out;
+    try {
+        const engine::Config next = t->withValues(model().config(), {{key, value}});
+        for (const engine::Violation& v : t->validate(next, *arch)) {
+            // Only rules the current config keeps: a rule already broken is not this value's doing.
+            const bool already = std::any_of(current->violations.begin(), current->violations.end(),
+                                             [&](const engine::Violation& c) { return c.line == v.line && c.expr == v.expr; });
+            if (!already) out.push_back(v.message);
+        }
+    } catch (const std::exception& e) {
+        out.push_back(e.what());
+    }
+    return out;
+}
+
+bool ConfigView::implicated(const engine::ParamSpec& p) {
+    const engine::PreparedVariant* v = model().variant();
+    const engine::Template* t = model().currentTemplate();
+    const engine::Arch* arch = model().currentArch();
+    if (v == nullptr || v->violations.empty() || t == nullptr || arch == nullptr) return false;
+    wouldBreak(p.name, model().paramValue(p.name));  // brings the cache to this edit
+    if (auto it = m_implicated.find(p.name); it != m_implicated.end()) return it->second;
+    bool involved = false;
+    // A constraint naming the parameter ("BM * BK" names BM, not B) ...
+    for (const engine::Violation& violation : v->violations) {
+        const std::string& e = violation.expr;
+        for (std::size_t at = e.find(p.name); at != std::string::npos && !involved; at = e.find(p.name, at + 1)) {
+            auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+            involved = (at == 0 || !ident(e[at - 1])) && (at + p.name.size() >= e.size() || !ident(e[at + p.name.size()]));
+        }
+    }
+    // ... or one that a value of it would fix, when the constraint names derived quantities
+    // (threads, registers) instead of the parameter.
+    std::vector<std::string> values;
+    for (const auto& c : p.choices) values.push_back(c.name);
+    for (long long a : p.allowed) values.push_back(std::to_string(a));
+    if (values.empty() && p.type == engine::ParamType::Int && p.maxValue - p.minValue < 16)
+        for (long long x = p.minValue; x <= p.maxValue; ++x) values.push_back(std::to_string(x));
+    if (p.type == engine::ParamType::Bool) values = {"true", "false"};
+    for (const std::string& value : values) {
+        if (involved) break;
+        if (value == model().paramValue(p.name)) continue;
+        try {
+            const auto next = t->validate(t->withValues(model().config(), {{p.name, value}}), *arch);
+            for (const engine::Violation& current : v->violations) {
+                const bool stillBroken = std::any_of(next.begin(), next.end(), [&](const engine::Violation& n) {
+                    return n.line == current.line && n.expr == current.expr;
+                });
+                if (!stillBroken) involved = true;
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    m_implicated[p.name] = involved;
+    return involved;
+}
+
 void ConfigView::apply(const std::string& key, const std::string& value) {
     try {
         model().setParam(key, value);
@@ -130,14 +200,23 @@ void ConfigView::drawValidity() {
     const engine::Arch* arch = model().currentArch();
     const engine::PreparedVariant* v = model().variant();
     if (v == nullptr) {
-        verdictIcon(false, pal.error);
+        // Not the user's mistake (a CUDA-only template on an AMD arch): one neutral note here,
+        // the other panels just say they have nothing to show.
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.error), "%s", model().prepareError().c_str());
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", model().prepareError().c_str());
         ImGui::PopTextWrapPos();
         return;
     }
     const std::string archName = arch ? arch->name : "?";
-    if (v->violations.empty()) {
+    if (v->violations.empty() && arch != nullptr && !arch->compilable) {
+        // Never a bare "Valid" for what cannot be compiled: the rules hold, nothing more is known.
+        verdictIcon(true, pal.warn);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.warn), "Within %s's limits; analysis only: %s cannot compile for it, so no PTX, "
+                                                    "registers or measured occupancy",
+                           archName.c_str(), model().compilerVersion().c_str());
+        ImGui::PopTextWrapPos();
+    } else if (v->violations.empty()) {
         verdictIcon(true, pal.ok);
         ImGui::TextColored(Theme::toVec4(pal.ok), "Valid for %s", archName.c_str());
     } else {
@@ -190,11 +269,20 @@ void ConfigView::drawParams() {
                 ImGui::TableNextColumn();
                 ImGui::AlignTextToFramePadding();
                 const std::string& label = p.label.empty() ? p.name : p.label;
-                ImGui::TextUnformatted(label.c_str());
+                const bool bad = implicated(p);
+                ImGui::TextColored(Theme::toVec4(bad ? theme().palette().error : theme().palette().text), "%s", label.c_str());
                 helpTooltip(fmt::format("{}  ({})\n{}", label, p.name, p.help));
                 ImGui::TableNextColumn();
                 ImGui::PushID(p.name.c_str());
+                const ImVec2 start = ImGui::GetCursorScreenPos();
+                const float right = start.x + ImGui::GetContentRegionAvail().x;
                 drawParam(p);
+                if (bad) {
+                    // Outline the field a violated rule names, so the eye finds what to change.
+                    const float pad = 2.0f * theme().scale();
+                    ImGui::GetWindowDrawList()->AddRect(ImVec2(start.x - pad, start.y - pad), ImVec2(right + pad, ImGui::GetItemRectMax().y + pad),
+                                                        theme().palette().error, ImGui::GetStyle().FrameRounding, 0, 2.0f * theme().scale());
+                }
                 ImGui::PopID();
             }
             ImGui::EndTable();
@@ -221,8 +309,11 @@ void ConfigView::drawParam(const engine::ParamSpec& p) {
         }
         if (ImGui::BeginCombo("##v", value.c_str())) {
             for (const auto& c : p.choices) {
-                if (ImGui::Selectable(c.name.c_str(), c.name == value)) apply(p.name, c.name);
-                helpTooltip(c.help);
+                const std::vector<std::string>& breaks = wouldBreak(p.name, c.name);
+                if (!breaks.empty()) ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().palette().error));
+                if (ImGui::Selectable((breaks.empty() ? c.name : c.name + "  \u00d7").c_str(), c.name == value)) apply(p.name, c.name);
+                if (!breaks.empty()) ImGui::PopStyleColor();
+                helpTooltip(breaks.empty() ? c.help : c.help + "\nWould break: " + breaks.front());
             }
             ImGui::EndCombo();
         }
@@ -240,14 +331,22 @@ void ConfigView::drawParam(const engine::ParamSpec& p) {
         if (!choices.empty() && choices.size() <= kMaxRadioChoices) {
             for (std::size_t i = 0; i < choices.size(); ++i) {
                 if (i > 0) ImGui::SameLine();
-                const std::string label = fmt::format("{}##r{}", choices[i], i);
+                const std::vector<std::string>& breaks = wouldBreak(p.name, std::to_string(choices[i]));
+                const std::string label = fmt::format("{}{}##r{}", choices[i], breaks.empty() ? "" : "\u00d7", i);
+                if (!breaks.empty()) ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().palette().error));
                 if (ImGui::RadioButton(label.c_str(), v == choices[i])) apply(p.name, std::to_string(choices[i]));
-                helpTooltip(help);
+                if (!breaks.empty()) ImGui::PopStyleColor();
+                helpTooltip(breaks.empty() ? help : fmt::format("{} would break: {}", choices[i], breaks.front()));
             }
         } else if (!p.allowed.empty()) {
             if (ImGui::BeginCombo("##v", value.c_str())) {
                 for (long long a : p.allowed) {
-                    if (ImGui::Selectable(std::to_string(a).c_str(), a == v)) apply(p.name, std::to_string(a));
+                    const std::vector<std::string>& breaks = wouldBreak(p.name, std::to_string(a));
+                    if (!breaks.empty()) ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().palette().error));
+                    const std::string text = std::to_string(a) + (breaks.empty() ? "" : "  \u00d7");
+                    if (ImGui::Selectable(text.c_str(), a == v)) apply(p.name, std::to_string(a));
+                    if (!breaks.empty()) ImGui::PopStyleColor();
+                    if (!breaks.empty()) helpTooltip("Would break: " + breaks.front());
                 }
                 ImGui::EndCombo();
             }

@@ -1,10 +1,15 @@
 // Configuration panel: one widget per template parameter, grouped as the manifest groups them,
-// the config's procedural name, and the validity verdict right under the editor.
+// the config's procedural name, and the validity verdict right under the editor. A parameter
+// named by a violated constraint is outlined; a value that would break a rule the current config
+// keeps is marked (red, "x") in its dropdown or radio group, with the rule on hover.
 #pragma once
 
 #include "views/view.hpp"
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kx::engine {
 struct ParamSpec;
@@ -25,8 +30,17 @@ private:
     void drawName();
     void drawValidity();
     void apply(const std::string& key, const std::string& value);
+    // The rules that setting `key` to `value` would break and the current config keeps (empty:
+    // the value is fine); computed once per edit.
+    const std::vector<std::string>& wouldBreak(const std::string& key, const std::string& value);
+    // Whether a violated constraint of the current config names this parameter, or one of its
+    // values would lift one: the fields to outline.
+    bool implicated(const engine::ParamSpec& p);
 
     std::string m_editError;
+    std::uint64_t m_breaksFor = ~0ull;  // the model generation m_breaks was computed for
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> m_breaks;
+    std::map<std::string, bool> m_implicated;
     float m_footerHeight = 120.0f;  // verdict + name + reset, measured each frame  // last rejected edit (should not happen through these widgets)
 };
 

@@ -38,6 +38,15 @@ std::string sizesText(const engine::SizeMap& sizes) {
 
 }  // namespace
 
+void RunView::start() {
+    m_startError.clear();
+    try {
+        model().runCurrent();
+    } catch (const engine::InputError& e) {
+        m_startError = e.what();
+    }
+}
+
 void RunView::drawContent() {
     drawRunnerStatus();
     drawControls();
@@ -107,14 +116,8 @@ void RunView::drawControls() {
         helpTooltip("Stops the GPU runner process; the next run starts a fresh one.");
     } else {
         ImGui::BeginDisabled(!canRun);
-        if (ImGui::Button("Run on GPU", ImVec2(-1, 0))) {
-            m_startError.clear();
-            try {
-                model().runCurrent();
-            } catch (const engine::InputError& e) {
-                m_startError = e.what();
-            }
-        }
+        if (ImGui::Button("Run on GPU", ImVec2(-1, 0))) start();
+        helpTooltip("Ctrl+R");
         ImGui::EndDisabled();
         if (!canRun && runs.runnerState() == RunnerState::Ready)
             dimText(theme(), model().isValid() ? "Waiting for the compile to finish." : "Fix the violated constraints to run.");

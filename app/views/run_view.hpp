@@ -15,6 +15,9 @@ struct RunRecord;
 class RunView final : public View {
 public:
     explicit RunView(ViewContext context) : View("Run", Slot::RightFill, context) {}
+    // Run > Run on GPU (Ctrl+R) and the panel's button: starts a run of the current variant, or
+    // keeps why it cannot start to show under the button.
+    void start();
 
 protected:
     void drawContent() override;

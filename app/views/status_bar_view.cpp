@@ -29,6 +29,21 @@ void spinner(const Theme& theme, ImU32 colour) {
     ImGui::Dummy(ImVec2(r * 2 + 2, h));
 }
 
+namespace {
+
+std::string rightText(const ExplorerModel& m) {
+    const RunModel& runs = m.runs();
+    std::string gpu = "looking for a GPU";
+    if (runs.runnerState() == RunnerState::Ready) gpu = "GPU: " + runs.deviceName();
+    if (runs.runnerState() == RunnerState::Unavailable) gpu = "no GPU: running needs an NVIDIA driver";
+    if (runs.running()) gpu = "running on the GPU: " + runs.stage();
+    return fmt::format("data: {}   |   {}", m.dataRoot().string(), gpu);
+}
+
+float rightWidth(const ExplorerModel& m) { return ImGui::CalcTextSize(rightText(m).c_str()).x; }
+
+}  // namespace
+
 void StatusBarView::drawContent() {
     const Palette& pal = theme().palette();
     const ExplorerModel& m = model();
@@ -53,7 +68,9 @@ void StatusBarView::drawContent() {
         const engine::CompileResult* r = m.compileResult();
         if (r != nullptr && r->ok) {
             if (r->fromCache) ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready (from cache)");
-            else ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready in %.0f ms, ptxas report in %.0f ms", r->ptxMs, r->compileMs);
+            else
+                ImGui::TextColored(Theme::toVec4(pal.ok), "PTX ready in %.0f ms, ptxas report %.0f ms later", r->ptxMs,
+                                   std::max(0.0, r->compileMs - r->ptxMs));
             ImGui::SameLine();
             ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s for %s", m.resultName().c_str(), arch.c_str());
         } else if (r != nullptr) {
@@ -64,20 +81,25 @@ void StatusBarView::drawContent() {
         break;
     }
     case CompilePhase::Skipped: {
-        std::string reason = m.skipReason();
+        // Nothing renders for this arch (a CUDA-only template on AMD): the Configuration panel
+        // says why once; here a short neutral line.
+        std::string reason = m.variant() == nullptr && !m.prepareError().empty()
+                                 ? fmt::format("Nothing to compile for {}: see Configuration", arch)
+                                 : m.skipReason();
         if (!reason.empty()) reason[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(reason[0])));
-        ImGui::TextColored(Theme::toVec4(m.isValid() ? pal.textDim : pal.warn), "%s", reason.c_str());
+        // Never under the facts on the right: cut with an ellipsis, the whole line on hover.
+        const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() - rightWidth(m) - ImGui::GetFontSize() * 3;
+        std::string shown = reason;
+        while (shown.size() > 1 && ImGui::CalcTextSize(shown.c_str()).x > room) shown.resize(shown.size() > 4 ? shown.size() - 4 : 1);
+        if (shown.size() < reason.size()) shown += "\u2026";
+        ImGui::TextColored(Theme::toVec4(m.isValid() || m.variant() == nullptr ? pal.textDim : pal.warn), "%s", shown.c_str());
+        helpTooltip(reason);
         break;
     }
     }
 
     // Right side: environment facts, separated by thin bars.
-    const RunModel& runs = m.runs();
-    std::string gpu = "looking for a GPU";
-    if (runs.runnerState() == RunnerState::Ready) gpu = "GPU: " + runs.deviceName();
-    if (runs.runnerState() == RunnerState::Unavailable) gpu = "no GPU: running needs an NVIDIA driver";
-    if (runs.running()) gpu = "running on the GPU: " + runs.stage();
-    const std::string right = fmt::format("data: {}   |   {}", m.dataRoot().string(), gpu);
+    const std::string right = rightText(m);
     const float w = ImGui::CalcTextSize(right.c_str()).x;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 40.0f, ImGui::GetWindowContentRegionMax().x - w));
     ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", right.c_str());

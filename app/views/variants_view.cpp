@@ -32,6 +32,29 @@ std::size_t sharedPrefix(const std::vector<SessionEntry>& entries) {
     return cut == std::string::npos ? 0 : cut + 1;
 }
 
+// Short labels: per template, the parameters whose values differ between its kept variants
+// ("BM=64 BN=128 S=2"), which is where procedural names differ and get cut; the name's
+// distinctive tail when nothing differs (a duplicate) or the template has one variant.
+std::vector<std::string> shortLabels(const std::vector<SessionEntry>& entries, std::size_t hiddenPrefix) {
+    std::vector<std::string> out;
+    for (const SessionEntry& e : entries) {
+        const engine::Config& mine = e.variant.config;
+        std::string label;
+        for (const auto& [key, value] : mine.values) {
+            const bool differs = std::any_of(entries.begin(), entries.end(), [&](const SessionEntry& o) {
+                if (o.variant.config.templateId != mine.templateId) return false;
+                const auto it = o.variant.config.values.find(key);
+                return it == o.variant.config.values.end() || it->second != value;
+            });
+            if (differs) label += (label.empty() ? "" : " ") + key + "=" + value;
+        }
+        const std::string& name = e.variant.name;
+        if (label.empty()) label = hiddenPrefix > 0 && hiddenPrefix < name.size() ? "\u2026" + name.substr(hiddenPrefix) : name;
+        out.push_back(label);
+    }
+    return out;
+}
+
 std::string bestText(const SessionEntry& e) {
     double best = 0;
     for (const engine::StoredRun& r : e.runs)
@@ -63,6 +86,16 @@ void VariantsView::drawContent() {
     const std::int64_t newest = data->entries.back().variant.id;
     if (data->find(m_selected) == nullptr || (m_newestSeen != 0 && newest > m_newestSeen)) m_selected = newest;
     m_newestSeen = newest;
+    // The detail follows the editor: when the editor moves to a kept variant (an edit, a load,
+    // a sweep's best), its notes and runs show below, not those of one scrolled out of view.
+    const std::string editorKey =
+        (model().currentArch() ? model().currentArch()->name : std::string()) + "|" + model().config().canonical();
+    if (editorKey != m_editorKey) {
+        m_editorKey = editorKey;
+        for (const SessionEntry& e : data->entries)
+            if (model().currentArch() && e.variant.arch == model().currentArch()->name && e.variant.config == model().config())
+                m_selected = e.variant.id;
+    }
     drawTable();
     drawSelected();
 }
@@ -108,7 +141,9 @@ void VariantsView::drawTable() {
     ImGui::TableHeadersRow();
     std::int64_t load = 0;
     const std::size_t hidden = sharedPrefix(data->entries);
-    for (const SessionEntry& e : data->entries) {
+    const std::vector<std::string> labels = shortLabels(data->entries, hidden);
+    for (std::size_t row = 0; row < data->entries.size(); ++row) {
+        const SessionEntry& e = data->entries[row];
         const engine::SessionVariant& v = e.variant;
         ImGui::PushID(static_cast<int>(v.id));
         ImGui::TableNextRow();
@@ -119,7 +154,7 @@ void VariantsView::drawTable() {
             ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().syntax(SyntaxClass::Builtin)));
             ImGui::PushFont(theme().fonts().bold);
         }
-        const std::string label = hidden > 0 ? "\u2026" + v.name.substr(hidden) : v.name;
+        const std::string label = labels[row] + "##" + std::to_string(v.id);
         if (ImGui::Selectable(label.c_str(), m_selected == v.id, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
             m_selected = v.id;
             if (ImGui::IsMouseDoubleClicked(0)) load = v.id;

@@ -1,5 +1,6 @@
-// Variants: the session's kept variants under the configuration. A table (name, arch, runs,
-// best time; the variant now in the editor in bold; the name prefix all share left out), and for the selected one: Load into the
+// Variants: the session's kept variants under the configuration. A table (the parameters that
+// differ between them, arch, runs, best time; the variant now in the editor in bold), and for
+// the selected one (the one in the editor whenever the editor holds a kept one): Load into the
 // editor (or double-click), Rename, Duplicate, Delete (asks first), its notes (saved when the
 // field loses focus) and its run history. The header names the session file and says whether
 // changes are being written; session errors show here in red until dismissed.
@@ -35,6 +36,7 @@ private:
     std::int64_t m_notesFor = 0;        // the variant m_notes was loaded from
     std::string m_notes;
     std::int64_t m_confirmDelete = 0;
+    std::string m_editorKey;            // arch and config of the editor when last looked at
 };
 
 }  // namespace kx::app

@@ -13,9 +13,13 @@ void View::placeWindow() {
 }
 
 void View::draw() {
-    if (!m_open) return;
+    if (!m_open || m_hidden) {
+        m_focused = m_hovered = false;
+        return;
+    }
     placeWindow();
-    // Panels are tiled by the layout: the user toggles them from the View menu, not by dragging.
+    // Panels are tiled by the layout: the user resizes them with the splitters between them and
+    // toggles them from the View menu, not by dragging the windows.
     ImGuiWindowFlags flags = windowFlags();
     if (m_slot != Slot::Floating) {
         flags |= ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
@@ -23,6 +27,14 @@ void View::draw() {
     }
     const bool closable = m_slot == Slot::Floating;
     if (ImGui::Begin(m_title.c_str(), closable ? &m_open : nullptr, flags)) {
+        m_focused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+        m_hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows);
+        if (tiled() && (flags & ImGuiWindowFlags_NoTitleBar) == 0 && ImGui::IsWindowHovered() && ImGui::IsMouseDoubleClicked(0)) {
+            const ImVec2 min = ImGui::GetWindowPos();
+            const float titleH = ImGui::GetFontSize() + ImGui::GetStyle().FramePadding.y * 2;
+            const ImVec2 mouse = ImGui::GetIO().MousePos;
+            if (mouse.y >= min.y && mouse.y < min.y + titleH) m_titleDoubleClicked = true;
+        }
         drawContent();
         m_desiredHeight = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y - ImGui::GetStyle().ItemSpacing.y;
     }

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <utility>
 
 namespace kx::app {
 
@@ -44,6 +45,17 @@ public:
         m_pos = pos;
         m_size = size;
     }
+    ImVec2 rectPos() const { return m_pos; }
+    ImVec2 rectSize() const { return m_size; }
+    // A tiled view hidden for this frame while another is maximised: open, but not drawn.
+    void setHidden(bool hidden) { m_hidden = hidden; }
+    bool isHidden() const { return m_hidden; }
+    bool tiled() const { return m_slot != Slot::Floating && m_slot != Slot::StatusBar; }
+    // Whether the window had the keyboard focus or the mouse last frame (Ctrl+M maximises it).
+    bool focused() const { return m_focused; }
+    bool hovered() const { return m_hovered; }
+    // True once after a double-click on the view's title bar (maximise or restore it).
+    bool takeTitleDoubleClick() { return std::exchange(m_titleDoubleClicked, false); }
     // Height the content wanted last frame (title bar and padding included), for slots whose
     // height follows their content.
     float desiredHeight() const { return m_desiredHeight; }
@@ -69,6 +81,10 @@ private:
     ImVec2 m_pos{0, 0};
     ImVec2 m_size{0, 0};
     float m_desiredHeight = 200.0f;
+    bool m_hidden = false;
+    bool m_focused = false;
+    bool m_hovered = false;
+    bool m_titleDoubleClicked = false;
 };
 
 }  // namespace kx::app

@@ -180,13 +180,13 @@ void DiffView::drawRows(const Theme& theme, const DiffViewOptions& options) {
         const float ty = p.y + (lineH - fontSize) * 0.5f;
         if (m_sideBySide) {
             dl->PushClipRect(ImVec2(left, p.y), ImVec2(mid - 4, p.y + lineH), true);
-            dl->AddText(ImVec2(left + charW, ty), pal.error, ("A  " + options.labelA).c_str());
+            dl->AddText(ImVec2(left + charW, ty), pal.error, ("from  " + options.labelA).c_str());
             dl->PopClipRect();
-            dl->AddText(ImVec2(mid + charW, ty), pal.ok, ("B  " + options.labelB).c_str());
+            dl->AddText(ImVec2(mid + charW, ty), pal.ok, ("to  " + options.labelB).c_str());
         } else {
             dl->PushClipRect(ImVec2(left, p.y), ImVec2(right, p.y + lineH), true);
             dl->AddText(ImVec2(left + charW, ty), pal.text,
-                        fmt::format("\u2212 A  {}     + B  {}", options.labelA, options.labelB).c_str());
+                        fmt::format("\u2212 from  {}     + to  {}", options.labelA, options.labelB).c_str());
             dl->PopClipRect();
         }
         ImGui::Dummy(ImVec2(width, lineH));
