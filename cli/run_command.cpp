@@ -1,11 +1,14 @@
 #include "commands.hpp"
 
+#include "analysis/pc_attribution.hpp"
 #include "compile/variant_build.hpp"
 #include "run/calibration.hpp"
+#include "run/run_limits.hpp"
 #include "run/run_report_json.hpp"
 #include "run/variant_run.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -30,6 +33,17 @@ nlohmann::json deviceInfo(RunnerClient& runner, int device) {
     if (device < 0 || device >= static_cast<int>(list.size()))
         throw InputError("--device " + std::to_string(device) + " does not exist (this machine has " + std::to_string(list.size()) + ")");
     return list[static_cast<size_t>(device)];
+}
+
+// A CUBIN for sm_XY runs on compute capability X.Z with Z >= Y; arch-specific code (sm_90a)
+// only on X.Y itself. capability: the runner's "9.0".
+bool cubinRunsOn(const Arch& arch, const std::string& capability) {
+    if (arch.vendor != Vendor::Nvidia) return false;
+    const size_t dot = capability.find('.');
+    if (dot == std::string::npos) return true;  // an older runner: let the driver judge
+    const int major = std::atoi(capability.substr(0, dot).c_str()), minor = std::atoi(capability.substr(dot + 1).c_str());
+    if (arch.name.ends_with('a') || arch.name.ends_with('f')) return major == arch.nv.computeMajor && minor == arch.nv.computeMinor;
+    return major == arch.nv.computeMajor && minor >= arch.nv.computeMinor;
 }
 
 std::string sizesText(const SizeMap& sizes) {
@@ -61,12 +75,55 @@ void printReport(const RunReport& r, const std::string& archName) {
     }
 }
 
+// The instructions with the most samples, with their share and top stall reasons.
+void printPcSampling(const PcSamplingReport& p, const CompileResult& compiled, int top) {
+    if (!p.error.empty()) {
+        fmt::print("  PC sampling   not done: {}\n", p.error);
+        return;
+    }
+    fmt::print("  PC sampling   {} samples in {} run{} ({}; {} dropped)\n", p.totalSamples, p.runs, p.runs == 1 ? "" : "s",
+               p.period ? fmt::format("every 2^{} cycles", p.period) : std::string("CUPTI's default interval"), p.droppedSamples);
+    std::string error;
+    const std::optional<std::string> sass = disassembleCubin(compiled.cubin, &error);
+    if (!sass) {
+        fmt::print("                (no SASS to place them in: {})\n", error);
+        return;
+    }
+    long long unplaced = 0;
+    std::vector<LineSamples> lines = samplesPerSassLine(p, *sass, &unplaced);
+    long long sum = unplaced;
+    for (const LineSamples& l : lines) sum += l.samples;
+    if (sum == 0) return;
+    std::stable_sort(lines.begin(), lines.end(), [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
+    const std::vector<std::string_view> text = splitLines(*sass);
+    fmt::print("                 share  samples  instruction  (top stall reasons)\n");
+    for (size_t i = 0; i < lines.size() && i < static_cast<size_t>(top); ++i) {
+        const LineSamples& l = lines[i];
+        std::string instruction(l.line < static_cast<int>(text.size()) ? text[static_cast<size_t>(l.line)] : "");
+        // "/*0080*/      LDG.E R2, ... ;" with its runs of blanks squeezed to one.
+        std::string squeezed;
+        for (char c : instruction) {
+            if (c == '\t') c = ' ';
+            if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
+        }
+        instruction = squeezed;
+        if (instruction.size() > 60) instruction = instruction.substr(0, 57) + "...";
+        std::string stalls;
+        for (const auto& [reason, n] : topStalls(l, 3))
+            stalls += fmt::format("{}{} {:.0f}%", stalls.empty() ? "" : ", ", reason, 100.0 * static_cast<double>(n) / static_cast<double>(l.samples));
+        fmt::print("                {:5.1f}% {:8}  {:<60}  {}\n", 100.0 * static_cast<double>(l.samples) / static_cast<double>(sum), l.samples,
+                   instruction, stalls);
+    }
+    if (unplaced > 0) fmt::print("                {} samples outside this module's code (baselines, the driver)\n", unplaced);
+}
+
 }  // namespace
 
 int run(const Context& ctx, const RunArgs& args) {
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
     const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    checkSizeTypes(*tmpl, sizes);  // before the runner starts: a size the kernel's int cannot hold
 
     if (!args.session.empty()) checkSessionTarget(args.session);
 
@@ -84,8 +141,11 @@ int run(const Context& ctx, const RunArgs& args) {
     const Config config = variantConfig(*tmpl, args.variant, archName);
     const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
+    if (args.variant.arch != "native" && !cubinRunsOn(*arch, device.value("compute_capability", "")))
+        throw InputError("cannot run: " + deviceArchMismatch(*arch, device.value("arch", "")));
     const PreparedVariant prepared = prepareVariant(*tmpl, config, *arch);
     requireValid(prepared, *arch);
+    checkRunLimits(*tmpl, config, *arch, sizes, device.value("memory_bytes", 0LL));
     Compiler compiler(cacheRoot() / "nvrtc");
     const CompileResult compiled = compiler.compile(prepared.request);
     if (!compiled.ok) {
@@ -99,6 +159,11 @@ int run(const Context& ctx, const RunArgs& args) {
     options.timeoutSeconds = args.timeout;
     options.seed = args.seed;
     options.baseline = !args.noBaseline;
+    options.deviceMemoryBytes = device.value("memory_bytes", 0LL);
+    if (args.pcSampling) {
+        options.pcSamplingRuns = args.pcRuns;
+        options.pcSamplingPeriod = args.pcPeriod;
+    }
     const RunReport report = runVariant(runner, *tmpl, config, *arch, sizes, compiled, options);
     if (args.json) std::cout << toJson(report).dump(2) << "\n";
     if (!report.ok) {
@@ -109,7 +174,10 @@ int run(const Context& ctx, const RunArgs& args) {
         const std::string recorded = recordRun(args.session, prepared.name, arch->name, config, prepared.source, compiled, report);
         std::cerr << "kx: recorded in " << args.session << " as " << recorded << "\n";
     }
-    if (!args.json) printReport(report, arch->name);
+    if (!args.json) {
+        printReport(report, arch->name);
+        if (report.pcSampling) printPcSampling(*report.pcSampling, compiled, args.pcTop);
+    }
     return report.correctness.verdict() == Verdict::Fail ? 1 : 0;
 }
 

@@ -41,6 +41,7 @@ public:
     DeviceContext(const CudaDriver& driver, int index);  // throws RunnerError
     const DeviceInfo& info() const { return m_info; }
     const CudaDriver& driver() const { return m_driver; }
+    CUcontext context() const { return m_context; }
 
     // Throws RunnerError naming what was being done; faults after a launch are fatal.
     void check(CUresult status, const std::string& what) const;

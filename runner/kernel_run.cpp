@@ -1,16 +1,20 @@
 #include "kernel_run.hpp"
 
 #include "baselines/baseline.hpp"
+#include "pc_sampling.hpp"
+#include "request_parsing.hpp"
 #include "timing.hpp"
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <functional>
+#include <optional>
 
 namespace kx::runner {
 namespace {
@@ -18,11 +22,13 @@ namespace {
 // [SECTION] Files and resources
 
 std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw RunnerError("cannot read '" + path + "'", false);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) throw RunnerError("cannot read '" + path + "'", false);
+    return bytes;
 }
 
 void writeFile(const std::string& path, const void* data, size_t bytes) {
@@ -30,33 +36,6 @@ void writeFile(const std::string& path, const void* data, size_t bytes) {
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
     if (!out) throw RunnerError("cannot write '" + path + "'", false);
 }
-
-struct Arg {
-    std::string name;
-    std::string role;  // in, out, inout, scratch, size, scalar, pass
-    size_t bytes = 0;
-    size_t elemBytes = 0;
-    std::string file;
-    bool zeroEachRun = false;
-    unsigned char scalar[8] = {};   // size, scalar: the value's bytes as the kernel reads them
-    std::vector<CUdeviceptr> sets;  // buffers: one allocation per rotation set
-    CUdeviceptr pristine = 0;       // inout: the uploaded input, restored before every timed run
-    // tensor_map: the buffer it describes, its element type, dimensions and box (innermost
-    // first), swizzle; one encoded map per rotation set.
-    std::string of, dtype, swizzle;
-    std::vector<unsigned long long> dims;
-    std::vector<unsigned> box;
-    std::vector<CUtensorMap> maps;
-};
-
-struct Launch {
-    CUfunction fn = nullptr;
-    std::string kernel;
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    unsigned dynamicSmem = 0;
-    long long repeat = 1;
-    bool primary = false;
-};
 
 // Frees every allocation and the module however the run ends.
 struct Resources {
@@ -74,76 +53,6 @@ struct Resources {
         return p;
     }
 };
-
-// [SECTION] Request parsing
-
-// The scalar's bytes in the argument's type, as the kernel signature declares it.
-void encodeScalar(const std::string& dtype, double v, unsigned char* out) {
-    auto put = [&](auto x) { std::memcpy(out, &x, sizeof x); };
-    if (dtype == "f32") put(static_cast<float>(v));
-    else if (dtype == "f64") put(v);
-    else if (dtype == "i32") put(static_cast<int>(v));
-    else if (dtype == "u32") put(static_cast<unsigned>(v));
-    else if (dtype == "i64") put(static_cast<long long>(v));
-    else if (dtype == "u64") put(static_cast<unsigned long long>(v));
-    else throw RunnerError("scalar arguments of type '" + dtype + "' are not supported (f32, f64, i32, u32, i64, u64)", false);
-}
-
-std::vector<Arg> parseArgs(const nlohmann::json& list) {
-    std::vector<Arg> args;
-    for (const auto& a : list) {
-        Arg arg;
-        arg.name = a.at("name");
-        arg.role = a.at("role");
-        if (arg.role == "size") {
-            const int v = static_cast<int>(a.at("value").get<long long>());  // sizes are C int
-            std::memcpy(arg.scalar, &v, sizeof v);
-        } else if (arg.role == "scalar") {
-            encodeScalar(a.at("dtype"), a.at("value").get<double>(), arg.scalar);
-        } else if (arg.role == "pass") {
-            // Filled per launch.
-        } else if (arg.role == "tensor_map") {
-            arg.of = a.at("of");
-            arg.dtype = a.at("dtype");
-            arg.dims = a.at("dims").get<std::vector<unsigned long long>>();
-            arg.box = a.at("box").get<std::vector<unsigned>>();
-            arg.swizzle = a.value("swizzle", "none");
-            if (arg.dims.empty() || arg.dims.size() > 5 || arg.box.size() != arg.dims.size())
-                throw RunnerError("tensor map '" + arg.name + "' needs 1 to 5 dims and one box size per dimension", false);
-        } else {
-            arg.elemBytes = a.at("elem_bytes").get<size_t>();
-            arg.bytes = std::max<size_t>(1, a.at("count").get<size_t>() * arg.elemBytes);
-            arg.file = a.value("file", "");
-            arg.zeroEachRun = a.value("zero", "once") == "each";
-        }
-        args.push_back(std::move(arg));
-    }
-    return args;
-}
-
-std::vector<Launch> parseLaunches(const nlohmann::json& req) {
-    // Older requests name one kernel at the top level.
-    nlohmann::json list = req.contains("launches")
-                              ? req.at("launches")
-                              : nlohmann::json::array({{{"kernel", req.at("kernel")}, {"grid", req.at("grid")}, {"block", req.at("block")},
-                                                        {"dynamic_smem", req.value("dynamic_smem", 0)}}});
-    std::vector<Launch> launches;
-    for (const auto& l : list) {
-        Launch launch;
-        launch.kernel = l.at("kernel");
-        const auto grid = l.at("grid").get<std::vector<unsigned>>();
-        const auto block = l.at("block").get<std::vector<unsigned>>();
-        if (grid.size() != 3 || block.size() != 3) throw RunnerError("grid and block need 3 dimensions", false);
-        std::copy(grid.begin(), grid.end(), launch.grid);
-        std::copy(block.begin(), block.end(), launch.block);
-        launch.dynamicSmem = l.value("dynamic_smem", 0u);
-        launch.repeat = l.value("repeat", 1LL);
-        launch.primary = l.value("primary", false);
-        launches.push_back(std::move(launch));
-    }
-    if (launches.empty()) throw RunnerError("the request names no kernel to launch", false);
-    return launches;
-}
 
 // [SECTION] Tensor maps
 
@@ -261,6 +170,25 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
 
 nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     const CudaDriver& d = ctx.driver();
+    // Wall time of each phase of the request, in the reply: where a sweep's time goes.
+    nlohmann::json phases = nlohmann::json::object();
+    auto phaseStart = std::chrono::steady_clock::now();
+    auto phase = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        phases[name] = std::chrono::duration<double, std::milli>(now - phaseStart).count();
+        phaseStart = now;
+    };
+    // Sampling is enabled before the module loads, so that CUPTI knows its functions.
+    std::optional<PcSampler> sampler;
+    if (req.contains("pc_sampling")) {
+        const nlohmann::json& s = req["pc_sampling"];
+        PcSamplingOptions options;
+        options.period = s.value("period", 0);
+        options.runs = std::clamp(s.value("runs", 10), 1, 100000);
+        if (options.period != 0 && (options.period < 5 || options.period > 31))
+            throw RunnerError("pc_sampling.period is the log2 of the interval in cycles, 5 to 31", false);
+        sampler.emplace(ctx, options);
+    }
     Resources res{d, nullptr, {}};
 
     const std::string image = readFile(req.at("module").get<std::string>());
@@ -273,6 +201,7 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
                       "allowing " + std::to_string(l.dynamicSmem) + " bytes of dynamic shared memory");
     }
 
+    phase("load_module");
     std::vector<Arg> args = parseArgs(req.at("args"));
     size_t workingSet = 0;
     for (const Arg& a : args)
@@ -317,6 +246,7 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         for (CUdeviceptr p : buffer->sets) arg.maps.push_back(encodeTensorMap(ctx, arg, *buffer, p));
     }
 
+    phase("upload");
     // Kernel parameters: an array of pointers to each argument's value, per set. A "pass"
     // argument's slot is rewritten before each launch of a repeated kernel. A slot holds the
     // largest parameter, a 128-byte tensor map, with its 64-byte alignment.
@@ -374,11 +304,13 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         }
     }
 
+    phase("checked_run");
     const int warmup = req.value("warmup", 5);
     const int reps = std::max(1, req.value("reps", 20));
     const nlohmann::json timing = timeCalls(ctx, warmup, reps, [&](int i) { restoreSet(i % sets); },
                                             [&](int i) { runSequence(i % sets, "timing the kernel"); });
 
+    phase("timing");
     // The resources and occupancy of the kernel that does the work: the launch marked primary,
     // else the first that runs.
     auto chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.primary && l.repeat > 0; });
@@ -402,8 +334,16 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
                             {"registers", regs},
                             {"static_smem", staticSmem},
                             {"driver_blocks_per_sm", blocksPerSm}};
-    if (req.contains("baselines") && req["baselines"].is_array())
+    // Sampled runs come after the timed ones (on set 0), so the timing is not the sampler's.
+    if (sampler) {
+        reply["pc_sampling"] = sampler->sample([&] { runSequence(0, "sampling the kernel"); });
+        phase("pc_sampling");
+    }
+    if (req.contains("baselines") && req["baselines"].is_array()) {
         reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, [&] { restoreSet(0); });
+        phase("baselines");
+    }
+    reply["phases_ms"] = phases;
     return reply;
 }
 

@@ -51,6 +51,24 @@ struct BaselineReport {
     bool ok() const { return error.empty() && medianMs > 0; }
 };
 
+// One instruction's program-counter samples (CUPTI's PC sampling): how often a warp was found
+// at it, and the reasons it was not issuing (stall reason -> samples).
+struct PcSample {
+    std::string function;
+    long long offset = 0;        // bytes from the function's start, as nvdisasm prints /*0080*/
+    long long samples = 0;
+    std::map<std::string, long long> stalls;
+};
+
+struct PcSamplingReport {
+    std::string error;           // non-empty: sampling could not be done (no CUPTI, no permission)
+    int period = 0;              // log2 of the interval in cycles (0: CUPTI's default)
+    int runs = 0;                // runs of the launch sequence sampled
+    long long totalSamples = 0;
+    long long droppedSamples = 0;
+    std::vector<PcSample> pcs;
+};
+
 struct RunReport {
     bool ok = false;             // false: the run could not be made (error says why)
     std::string error;
@@ -73,6 +91,10 @@ struct RunReport {
     std::vector<BaselineReport> baselines;
     int registers = 0;
     int driverBlocksPerSm = 0;
+    std::optional<PcSamplingReport> pcSampling;  // when the run asked for PC sampling
+    // Wall time of the run's phases in ms: the runner's ("upload", "timing", "baselines"...) and
+    // the host's ("inputs", "runner", "check"), to see where the time of a run goes.
+    std::map<std::string, double> phasesMs;
 
     // The first baseline that ran, or nullptr.
     const BaselineReport* primaryBaseline() const;

@@ -2,6 +2,9 @@
 
 #include "util/error.hpp"
 
+#include <limits>
+#include <type_traits>
+
 namespace kx::engine {
 
 namespace {
@@ -13,6 +16,15 @@ T field(const nlohmann::json& j, const char* key, T fallback) {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null()) return fallback;
     try {
+        // An integer field holding a float out of the integer's range would be converted with
+        // undefined behaviour: only JSON integers are taken.
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            if (!it->is_number_integer()) throw InputError(std::string("run report: '") + key + "' is not an integer");
+            if (it->is_number_unsigned() ? it->template get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<T>::max())
+                                         : it->template get<long long>() < static_cast<long long>(std::numeric_limits<T>::min()) ||
+                                               it->template get<long long>() > static_cast<long long>(std::numeric_limits<T>::max()))
+                throw InputError(std::string("run report: '") + key + "' is out of range");
+        }
         return it->get<T>();
     } catch (const nlohmann::json::exception&) {
         throw InputError(std::string("run report: '") + key + "' has the wrong type");
@@ -72,12 +84,48 @@ nlohmann::json toJson(const RunReport& r) {
     }
     // "baseline" (the one ratios are quoted against) stays for readers of older exports.
     if (const BaselineReport* b = r.primaryBaseline()) j["baseline"] = toJson(*b);
+    if (r.pcSampling) j["pc_sampling"] = toJson(*r.pcSampling);
+    if (!r.phasesMs.empty()) j["phases_ms"] = r.phasesMs;
     if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
     if (r.pctOfComputeCeiling) {
         j["pct_of_compute_ceiling"] = *r.pctOfComputeCeiling;
         j["compute_ceiling"] = r.computeCeilingName;
     }
     return j;
+}
+
+nlohmann::json toJson(const PcSamplingReport& p) {
+    if (!p.error.empty()) return {{"error", p.error}};
+    nlohmann::json pcs = nlohmann::json::array();
+    for (const PcSample& pc : p.pcs) pcs.push_back({{"function", pc.function}, {"offset", pc.offset}, {"samples", pc.samples}, {"stalls", pc.stalls}});
+    return {{"period", p.period}, {"runs", p.runs}, {"total_samples", p.totalSamples}, {"dropped_samples", p.droppedSamples}, {"pcs", pcs}};
+}
+
+PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j) {
+    requireObject(j, "PC sampling report");
+    PcSamplingReport p;
+    p.error = field(j, "error", p.error);
+    p.period = field(j, "period", p.period);
+    p.runs = field(j, "runs", p.runs);
+    p.totalSamples = field(j, "total_samples", p.totalSamples);
+    p.droppedSamples = field(j, "dropped_samples", p.droppedSamples);
+    const auto pcs = j.find("pcs");
+    if (pcs != j.end() && !pcs->is_null()) {
+        if (!pcs->is_array()) throw InputError("run report: 'pcs' has the wrong type");
+        for (const auto& entry : *pcs) {
+            requireObject(entry, "PC sample");
+            PcSample pc;
+            pc.function = field(entry, "function", pc.function);
+            pc.offset = field(entry, "offset", pc.offset);
+            pc.samples = field(entry, "samples", pc.samples);
+            if (const auto stalls = entry.find("stalls"); stalls != entry.end() && !stalls->is_null()) {
+                requireObject(*stalls, "PC sample stalls");
+                for (const auto& [reason, count] : stalls->items()) pc.stalls[reason] = field(*stalls, reason.c_str(), 0LL);
+            }
+            p.pcs.push_back(std::move(pc));
+        }
+    }
+    return p;
 }
 
 CorrectnessReport correctnessReportFromJson(const nlohmann::json& j) {
@@ -148,6 +196,8 @@ RunReport runReportFromJson(const nlohmann::json& j) {
             r.baselines.push_back(failed);
         }
     }
+    if (present("phases_ms")) r.phasesMs = field(j, "phases_ms", r.phasesMs);
+    if (present("pc_sampling")) r.pcSampling = pcSamplingReportFromJson(j.at("pc_sampling"));
     if (present("pct_of_copy_bandwidth")) r.pctOfCopyBandwidth = field(j, "pct_of_copy_bandwidth", 0.0);
     if (present("pct_of_compute_ceiling")) {
         r.pctOfComputeCeiling = field(j, "pct_of_compute_ceiling", 0.0);

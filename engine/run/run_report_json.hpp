@@ -14,6 +14,8 @@ namespace kx::engine {
 
 nlohmann::json toJson(const CorrectnessReport& report);
 nlohmann::json toJson(const BaselineReport& report);
+// The same shape as kx-runner's "pc_sampling" reply (runner/PROTOCOL.md).
+nlohmann::json toJson(const PcSamplingReport& report);
 // "error" is written only when ok is false; "baselines" (every one), "baseline" (the primary
 // one, for older readers), "pct_of_copy_bandwidth" and "pct_of_compute_ceiling" only when
 // present. Reading accepts the older "library_baseline" and "pct_of_cublas_peak" keys.
@@ -22,6 +24,7 @@ nlohmann::json toJson(const RunReport& report);
 // Throw InputError when j is not an object or a known key holds the wrong type.
 CorrectnessReport correctnessReportFromJson(const nlohmann::json& j);
 BaselineReport baselineReportFromJson(const nlohmann::json& j);
+PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j);
 RunReport runReportFromJson(const nlohmann::json& j);
 
 }  // namespace kx::engine

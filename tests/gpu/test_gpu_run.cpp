@@ -1,4 +1,5 @@
 // [gpu] tests: need an NVIDIA GPU and driver. Run with: ctest --preset default -L gpu
+#include "analysis/pc_attribution.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/variant_build.hpp"
 #include "run/variant_run.hpp"
@@ -150,6 +151,38 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, quick(5, 1));
     requireCorrect(small);
     CHECK(small.rotationSets > 1);
+}
+
+TEST_CASE("PC sampling places the samples of a GEMM on its SASS, with stall reasons", "[gpu][pc_sampling]") {
+    RunOptions options = quick(5, 2);
+    options.pcSamplingRuns = 20;
+    const RunReport r = gpu().run("gemm", {}, {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}}, options);
+    requireCorrect(r);
+    REQUIRE(r.pcSampling);
+    INFO(r.pcSampling->error);
+    REQUIRE(r.pcSampling->error.empty());
+    CHECK(r.pcSampling->totalSamples > 1000);
+    REQUIRE_FALSE(r.pcSampling->pcs.empty());
+
+    // Every sample belongs to an instruction of the module's SASS.
+    auto t = gpu().templates.find("gemm");
+    const Config config = t->defaultConfig();
+    const CompileResult compiled = gpu().compiler.compile(prepareVariant(*t, config, *gpu().arch).request);
+    std::string error;
+    const auto sass = disassembleCubin(compiled.cubin, &error);
+    INFO(error);
+    REQUIRE(sass);
+    long long unplaced = -1;
+    const std::vector<LineSamples> lines = samplesPerSassLine(*r.pcSampling, *sass, &unplaced);
+    CHECK(unplaced == 0);
+    long long placed = 0, hottest = 0;
+    for (const LineSamples& l : lines) {
+        placed += l.samples;
+        hottest = std::max(hottest, l.samples);
+        CHECK_FALSE(topStalls(l, 1).empty());
+    }
+    CHECK(placed > 1000);
+    CHECK(hottest < placed);  // a GEMM's time spreads over its loop
 }
 
 TEST_CASE("planted faults are reported in plain words and a fresh runner takes over", "[gpu][faults]") {
