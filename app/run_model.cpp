@@ -12,6 +12,7 @@ RunModel::RunModel(std::filesystem::path runnerPath) : m_runner(std::make_shared
     m_jobs.submit("probe GPU", [this, runner](Job&) {
         const nlohmann::json hello = runner->request({{"cmd", "hello"}}, 30);
         std::string reason, name, arch;
+        long long memory = 0;
         if (!hello.value("ok", false) || !hello.value("driver", false)) {
             reason = hello.value("error", std::string("the GPU runner did not start"));
         } else {
@@ -19,15 +20,17 @@ RunModel::RunModel(std::filesystem::path runnerPath) : m_runner(std::make_shared
             if (devices.value("ok", false) && !devices["devices"].empty()) {
                 name = devices["devices"][0].value("name", "");
                 arch = devices["devices"][0].value("arch", "");
+                memory = devices["devices"][0].value("memory_bytes", 0LL);
             } else {
                 reason = devices.value("error", std::string("no CUDA device is visible"));
             }
         }
-        m_mailbox.post([this, reason, name, arch] {
+        m_mailbox.post([this, reason, name, arch, memory] {
             m_state = reason.empty() ? RunnerState::Ready : RunnerState::Unavailable;
             m_unavailable = reason;
             m_deviceName = name;
             m_deviceArch = arch;
+            m_deviceMemoryBytes = memory;
         });
     });
 }
@@ -49,12 +52,14 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
     RunOptions options;
     options.reps = reps;
     options.timeoutSeconds = timeoutSeconds;
+    options.deviceMemoryBytes = m_deviceMemoryBytes;  // sizes that cannot fit are refused before any upload
     auto runner = m_runner;
     auto kept = std::make_shared<const CompileResult>(compiled);
     const std::string archName = arch.name;
     m_cancelled = false;
     m_started = std::chrono::steady_clock::now();
-    m_job = m_jobs.submit("run", [this, runner, tmpl, config, &arch, kept, sizes, options, archName, source](Job& job) mutable {
+    // The worker keeps its own copy of the arch: the editor may switch arches while it runs.
+    m_job = m_jobs.submit("run", [this, runner, tmpl, config, arch, kept, sizes, options, archName, source](Job& job) mutable {
         options.onStage = [&job](const std::string& s) { job.setStage(s); };
         RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, *kept, options);
         m_mailbox.post([this, report = std::move(report), archName, config, source, kept]() mutable {

@@ -94,6 +94,7 @@ private:
     std::shared_ptr<engine::RunnerClient> m_runner;
     RunnerState m_state = RunnerState::Probing;
     std::string m_deviceName, m_deviceArch, m_unavailable;
+    long long m_deviceMemoryBytes = 0;  // 0 until the runner has listed the device
     std::map<std::string, std::string> m_sizeText;
     std::string m_sizesTemplate;
     std::vector<RunRecord> m_history;

@@ -70,6 +70,7 @@ const std::string& CheckContext::choice(const std::string& name) const {
 }
 
 const HostArray& CheckContext::input(const std::string& name) const {
+    if (const auto shared = sharedInputs.find(name); shared != sharedInputs.end()) return *shared->second;
     const auto it = inputs.find(name);
     if (it == inputs.end()) throw InputError("the reference needs the input '" + name + "', which the manifest does not declare");
     return it->second;
@@ -82,6 +83,7 @@ const HostArray& CheckContext::output(const std::string& name) const {
 }
 
 const HostArray* CheckContext::baselineOutput(const std::string& id) const {
+    if (const auto shared = sharedBaselineOutputs.find(id); shared != sharedBaselineOutputs.end()) return shared->second.get();
     const auto it = baselineOutputs.find(id);
     return it == baselineOutputs.end() ? nullptr : &it->second;
 }

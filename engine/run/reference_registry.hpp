@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -35,6 +36,10 @@ struct CheckContext {
     std::map<std::string, HostArray> inputs;     // "in" and "inout" arguments, as uploaded
     std::map<std::string, HostArray> outputs;    // "out" and "inout" arguments, after the checked launch
     std::map<std::string, HostArray> baselineOutputs;  // by baseline id ("cublas_gemm"), for baselines that wrote one
+    // The same, held by a sweep's RunShare and read in place (arrays of tens of millions of
+    // values are not copied for every config); input() and baselineOutput() look here first.
+    std::map<std::string, std::shared_ptr<const HostArray>> sharedInputs;
+    std::map<std::string, std::shared_ptr<const HostArray>> sharedBaselineOutputs;
     std::uint64_t seed = 1;
     // Large problems: a reference that is too slow to compute fully past this many operations
     // (multiply-adds for GEMM) checks sampledOutputs random outputs instead, and compares every

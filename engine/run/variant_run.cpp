@@ -1,12 +1,17 @@
 #include "run/variant_run.hpp"
 
+#include "run/run_limits.hpp"
+
 #include "run/input_fill.hpp"
 #include "run/reference.hpp"
 #include "run/reference_registry.hpp"
+#include "run/run_report_json.hpp"
+#include "run/run_share.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -51,14 +56,32 @@ std::string readBytes(const fs::path& p) {
 struct RunPlan {
     nlohmann::json request;
     std::map<std::string, HostArray> inputs;
+    std::map<std::string, std::shared_ptr<const HostArray>> sharedInputs;  // from the RunShare
     std::map<std::string, const DtypeInfo*> outputTypes;   // out and inout args
     std::map<std::string, fs::path> outputFiles;
     std::map<std::string, std::pair<const DtypeInfo*, fs::path>> baselineOutputs;  // by baseline id
+    // Every baseline of the manifest, in order: its share key, and its result when the share
+    // already had it (then the runner is not asked to time it again).
+    std::vector<std::string> baselineKeys;
+    std::vector<std::optional<RunShare::Baseline>> sharedBaselines;
+    std::string inputKeys;  // the inputs' share keys, which the baselines' results depend on too
 };
+
+// Everything that decides an input's values.
+std::string inputShareKey(const std::string& name, const DtypeInfo& dtype, long long count, const FillSpec& fill, std::uint64_t stream) {
+    std::string key = name + "|" + std::string(dtype.name) + "|" + std::to_string(count) + "|" + fill.kind + (fill.sorted ? "|sorted" : "") + "|" +
+                      std::to_string(stream);
+    for (double a : fill.args) key += "|" + nlohmann::json(a).dump();
+    return key;
+}
 
 RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes, const CompileResult& compiled,
                 const RunOptions& opt, const fs::path& dir) {
     RunPlan plan;
+    // Sizes the kernel's types cannot hold and byte counts that overflow are refused before any
+    // input is generated (run/run_limits.hpp), and with the device's memory known, buffers that
+    // cannot fit in it.
+    checkRunLimits(tmpl, config, arch, sizes, opt.deviceMemoryBytes);
     const auto vars = tmpl.variables(config, arch, sizes);
     const std::vector<ResolvedArg> args = tmpl.resolveArgs(config, arch, sizes);
 
@@ -95,10 +118,31 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
         if (a.role == "in" || a.role == "inout") {
             // Each argument's own stream of the seed, so adding an argument changes no other's values.
             const FillSpec fill = parseFill(a.fill, dtype, vars);
-            HostArray host{&dtype, generateFill(fill, dtype, static_cast<size_t>(a.count), opt.seed * 1000003 + i)};
-            const std::string bytes = encodeValues(host.values, dtype);
-            writeBytes(file, bytes.data(), bytes.size());
-            plan.inputs[a.name] = std::move(host);
+            const std::uint64_t stream = opt.seed * 1000003 + i;
+            const std::string key = inputShareKey(a.name, dtype, a.count, fill, stream);
+            plan.inputKeys += key + ";";
+            std::optional<RunShare::Input> shared = opt.share ? opt.share->input(key) : std::nullopt;
+            if (!shared) {
+                HostArray host{&dtype, generateFill(fill, dtype, static_cast<size_t>(a.count), stream)};
+                const std::string bytes = encodeValues(host.values, dtype);
+                if (opt.share) {
+                    shared = opt.share->putInput(key, std::move(host), bytes);
+                } else {
+                    writeBytes(file, bytes.data(), bytes.size());
+                    plan.inputs[a.name] = std::move(host);
+                }
+            }
+            if (shared) {
+                // An in-place argument is written by the kernel: the runner copies it to a
+                // device buffer and writes its output file separately, so the shared file stays.
+                plan.sharedInputs[a.name] = shared->host;
+                if (a.role == "in") {
+                    jsonArgs.push_back(j);
+                    jsonArgs.back()["file"] = shared->file.string();
+                    continue;
+                }
+                fs::copy_file(shared->file, file, fs::copy_options::overwrite_existing);
+            }
         }
         if (a.role == "out" || a.role == "inout") {
             plan.outputTypes[a.name] = &dtype;
@@ -122,6 +166,7 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
     plan.request = {{"cmd", "run"},      {"device", opt.device}, {"module", module.string()}, {"launches", launches},
                     {"args", jsonArgs},  {"warmup", opt.warmup}, {"reps", opt.reps},          {"rotate", "auto"}};
 
+    if (opt.pcSamplingRuns > 0) plan.request["pc_sampling"] = {{"runs", opt.pcSamplingRuns}, {"period", opt.pcSamplingPeriod}};
     if (opt.baseline) {
         nlohmann::json baselines = nlohmann::json::array();
         for (const ResolvedBaseline& b : tmpl.baselines(config, arch, sizes)) {
@@ -129,6 +174,10 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
             for (const auto& [k, v] : b.numbers) params[k] = v == std::floor(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<long long>(v)) : nlohmann::json(v);
             for (const auto& [k, v] : b.texts) params[k] = v;
             nlohmann::json j = {{"name", b.name}, {"args", b.args}, {"params", params}};
+            const std::string key = j.dump() + "|" + plan.inputKeys + "|" + std::to_string(opt.device);
+            plan.baselineKeys.push_back(key);
+            plan.sharedBaselines.push_back(opt.share ? opt.share->baseline(key) : std::nullopt);
+            if (plan.sharedBaselines.back()) continue;  // timed by an earlier run of the sweep
             if (!b.output.empty()) {
                 const ResolvedArg& shape = *byName.at(b.output);
                 const DtypeInfo& dtype = dtypeOfCType(shape.type);
@@ -181,6 +230,12 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
         }
         report.baselines.push_back(std::move(base));
     }
+    report.phasesMs.clear();
+    if (reply.contains("phases_ms") && reply["phases_ms"].is_object())
+        for (const auto& [name, ms] : reply["phases_ms"].items())
+            if (ms.is_number()) report.phasesMs["runner " + name] = ms.get<double>();
+    report.pcSampling.reset();
+    if (reply.contains("pc_sampling")) report.pcSampling = pcSamplingReportFromJson(reply.at("pc_sampling"));
 }
 
 void applyCalibration(const Calibration& cal, const std::string& unit, RunReport& report) {
@@ -227,6 +282,13 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         if (!compiled.ok) throw InputError("the variant did not compile");
         report.flops = tmpl.flops(config, arch, sizes);
         report.bytes = tmpl.minBytes(config, arch, sizes);
+        auto phaseStart = std::chrono::steady_clock::now();
+        std::map<std::string, double> hostPhases;
+        auto phase = [&](const char* name) {
+            const auto now = std::chrono::steady_clock::now();
+            hostPhases[name] = std::chrono::duration<double, std::milli>(now - phaseStart).count();
+            phaseStart = now;
+        };
         auto stage = [&](const char* text) {
             if (opt.onStage) opt.onStage(text);
         };
@@ -234,23 +296,61 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         ScratchDir dir;
         RunPlan plan = planRun(tmpl, config, arch, sizes, compiled, opt, dir.path);
 
+        phase("host inputs");
         stage("running on the GPU");
         const nlohmann::json reply = runner.request(plan.request, opt.timeoutSeconds);
+        phase("host runner request");
         if (!reply.value("ok", false)) {
             report.error = reply.value("error", std::string("the runner failed"));
             return report;
         }
-        applyRunReply(reply, report);
+        // The baselines in the manifest's order, those timed by an earlier run of the sweep
+        // taken from the share, and the new ones kept there.
+        nlohmann::json merged = reply;
+        if (!plan.baselineKeys.empty()) {
+            nlohmann::json timed = reply.value("baselines", nlohmann::json::array());
+            nlohmann::json all = nlohmann::json::array();
+            size_t next = 0;
+            for (size_t b = 0; b < plan.baselineKeys.size(); ++b) {
+                if (plan.sharedBaselines[b]) {
+                    all.push_back(plan.sharedBaselines[b]->entry);
+                    continue;
+                }
+                if (next >= timed.size()) break;
+                all.push_back(timed[next++]);
+            }
+            merged["baselines"] = all;
+        }
+        applyRunReply(merged, report);
         if (auto cal = loadCalibration(report.deviceName)) applyCalibration(*cal, tmpl.rooflineUnit(config, arch), report);
 
         stage("checking against the reference");
         CheckContext ctx = checkContextFor(tmpl, config, arch, sizes, opt);
         ctx.inputs = std::move(plan.inputs);
+        ctx.sharedInputs = std::move(plan.sharedInputs);
         for (const auto& [name, file] : plan.outputFiles)
             ctx.outputs[name] = HostArray{plan.outputTypes.at(name), decodeValues(readBytes(file), *plan.outputTypes.at(name))};
         for (const auto& [id, typed] : plan.baselineOutputs)
             if (fs::exists(typed.second)) ctx.baselineOutputs[id] = HostArray{typed.first, decodeValues(readBytes(typed.second), *typed.first)};
+        for (size_t b = 0; b < plan.baselineKeys.size(); ++b) {
+            const nlohmann::json& entry = merged["baselines"].size() > b ? merged["baselines"][b] : nlohmann::json();
+            const std::string id = entry.value("id", std::string());
+            if (plan.sharedBaselines[b]) {
+                if (plan.sharedBaselines[b]->output) ctx.sharedBaselineOutputs[id] = plan.sharedBaselines[b]->output;
+            } else if (opt.share && !entry.is_null() && !entry.contains("error")) {
+                // Moved into the share: the check reads it there, this run and the next ones.
+                std::shared_ptr<const HostArray> output;
+                if (const auto it = ctx.baselineOutputs.find(id); it != ctx.baselineOutputs.end()) {
+                    output = std::make_shared<const HostArray>(std::move(it->second));
+                    ctx.baselineOutputs.erase(it);
+                    ctx.sharedBaselineOutputs[id] = output;
+                }
+                opt.share->putBaseline(plan.baselineKeys[b], {entry, output});
+            }
+        }
         checkOutputs(tmpl.manifest().referenceName, ctx, report.correctness);
+        phase("host check");
+        report.phasesMs.insert(hostPhases.begin(), hostPhases.end());
         report.ok = true;
     } catch (const std::exception& e) {
         report.ok = false;

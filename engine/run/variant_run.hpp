@@ -11,11 +11,14 @@
 #include "templates/template.hpp"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kx::engine {
+
+class RunShare;
 
 struct RunOptions {
     int device = 0;
@@ -27,6 +30,16 @@ struct RunOptions {
     // GEMM: the float64 reference checks every output while M*N*K is at most this; above it,
     // kSampledOutputs random outputs are checked against float64 and all of them against cuBLAS.
     double fullCheckMacs = 1.5e8;
+    // PC sampling (CUPTI) over this many extra runs after the timed ones; 0: none. period: log2
+    // of the sampling interval in cycles (5..31), 0 for CUPTI's default.
+    int pcSamplingRuns = 0;
+    int pcSamplingPeriod = 0;
+    // The runs of a sweep share inputs and baseline results through this (see run_share.hpp);
+    // null: each run generates its own and times its baselines.
+    std::shared_ptr<RunShare> share;
+    // The device's memory (the runner's "memory_bytes"): inputs and outputs that together do not
+    // fit are refused before anything is generated. 0: not known, not checked here.
+    long long deviceMemoryBytes = 0;
     // Called from the running thread at each stage ("preparing inputs", "running on the GPU",
     // "checking against the reference"), for progress displays. May be empty.
     std::function<void(const std::string&)> onStage;

@@ -1,5 +1,7 @@
 #include "sweep/sweep.hpp"
 
+#include "run/run_share.hpp"
+
 #include "analysis/occupancy.hpp"
 #include "analysis/roofline.hpp"
 #include "compile/variant_build.hpp"
@@ -248,7 +250,14 @@ void Sweep::compileOne(Compiler& compiler, std::size_t index) {
 void Sweep::runWorker(RunnerPool& runners, int device) {
     RunOptions options = m_options.run;
     options.device = device;
+    // Every config of the sweep reads the same inputs and is compared with the same baselines:
+    // generated and timed once per GPU.
+    options.share = std::make_shared<RunShare>();
     RunnerClient& runner = runners.forDevice(device);
+    // Sizes whose buffers cannot fit the device are refused before inputs are made.
+    const nlohmann::json devices = listDevices(runner);
+    if (devices.value("ok", false) && devices.contains("devices") && device < static_cast<int>(devices["devices"].size()))
+        options.deviceMemoryBytes = devices["devices"][device].value("memory_bytes", 0LL);
     for (;;) {
         std::size_t index = 0;
         SweepPoint point;
