@@ -16,6 +16,7 @@
 #   KX_SCREEN     Xvfb screen, WIDTHxHEIGHTxDEPTH (default 1600x1000x24); the window gets W x H
 #   KX_GL_DIR     where .gl/gl-root.tar.xz is unpacked (default /tmp/kx-gl)
 #   KX_APP_TIMEOUT seconds the app may run (default 600)
+#   KX_GUI_COMMAND  a shell command to run under the X server instead of the app (see below)
 #   KX_GUI_VERBOSE=1  also print the Xvfb log and full glxinfo -B output when all went well
 #   KX_INSTALL_FONTS=0  do not copy the app's font (JetBrains Mono, its path is compiled in) to
 #                 /usr/share/fonts/truetype/jetbrains-mono when that folder is missing
@@ -181,6 +182,14 @@ esac
 [[ ${routes[0]} == mesa && $route == auto ]] && glinfo mesa
 
 # --- The app -------------------------------------------------------------------------------------
+# KX_GUI_COMMAND: run this shell command under the virtual X server instead of the scripted app
+# (KX_APP names the app binary), for soaks that start, kill and race several instances.
+if [[ -n ${KX_GUI_COMMAND:-} ]]; then
+    route_env "${routes[0]}"
+    export KX_APP=$app
+    bash -c "$KX_GUI_COMMAND"
+    exit $?
+fi
 rc=1
 for r in "${routes[@]}"; do
     route_env "$r"
