@@ -2,10 +2,12 @@
 
 #include "sweep/preselected.hpp"
 
+#include "analysis/line_map.hpp"
 #include "compile/compiler.hpp"
 #include "compile/variant_build.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -55,22 +57,14 @@ ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
 }
 
 
+// Throws OutputError when the bytes could not all be written (util/output_file.hpp).
 void writeOutput(const std::string& file, const std::string& bytes) {
     if (file.empty() || file == "-") {
-        std::cout << bytes;
-        if (!bytes.empty() && bytes.back() != '\n') std::cout << '\n';
+        writeStandardOutput(bytes);
+        if (!bytes.empty() && bytes.back() != '\n') writeStandardOutput("\n");
         return;
     }
-    const fs::path tmp = file + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) throw InputError("cannot write '" + file + "'");
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out) throw InputError("cannot write '" + file + "'");
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) throw InputError("cannot write '" + file + "': " + ec.message());
+    writeOutputFile(file, bytes);
 }
 
 }  // namespace
@@ -139,18 +133,23 @@ int listArches(const Context& ctx, bool json) {
 
 int generate(const Context& ctx, const GenerateArgs& args) {
     const ResolvedVariant v = resolve(ctx, args.variant);
+    // Without --lang the language follows the arch's vendor, as compile's does.
+    const std::string lang = !args.lang.empty() ? args.lang : v.arch->vendor == Vendor::Amd ? "hip" : "cuda";
     const auto& langs = v.tmpl->manifest().languages;
-    if (std::find(langs.begin(), langs.end(), args.lang) == langs.end())
-        throw InputError("template '" + v.tmpl->id() + "' has no " + args.lang + " source");
-    if (args.lang == "cuda" && v.arch->vendor != Vendor::Nvidia)
+    if (std::find(langs.begin(), langs.end(), lang) == langs.end())
+        throw InputError("template '" + v.tmpl->id() + "' has no " + lang + " source" +
+                         (args.lang.empty() ? " (the language of " + v.arch->name + ")" : ""));
+    if (lang == "cuda" && v.arch->vendor != Vendor::Nvidia)
         throw InputError("CUDA source needs an NVIDIA arch; " + v.arch->name + " is AMD (use --lang hip)");
+    if (lang == "hip" && v.arch->vendor != Vendor::Amd)
+        throw InputError("HIP source is rendered for AMD arches (gfx90a, gfx942); " + v.arch->name + " is NVIDIA (use --lang cuda)");
     const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
     if (!prepared.violations.empty()) requireValid(prepared, *v.arch);
     std::string file = args.outputFile;
     if (!args.outputDir.empty()) {
         std::error_code ec;
         fs::create_directories(args.outputDir, ec);
-        file = (fs::path(args.outputDir) / (prepared.name + ".cu")).string();
+        file = (fs::path(args.outputDir) / (prepared.name + (lang == "hip" ? ".hip" : ".cu"))).string();
     }
     writeOutput(file, prepared.source);
     if (!file.empty() && file != "-") std::cerr << "wrote " << file << "\n";
@@ -159,11 +158,15 @@ int generate(const Context& ctx, const GenerateArgs& args) {
 
 int compile(const Context& ctx, const CompileArgs& args) {
     const ResolvedVariant v = resolve(ctx, args.variant);
-    if (v.arch->vendor != Vendor::Nvidia) throw InputError("compiling for AMD (" + v.arch->name + ") is not available yet");
+    if (args.lang == "cuda" && v.arch->vendor == Vendor::Amd)
+        throw InputError("CUDA compiles need an NVIDIA arch; " + v.arch->name + " is AMD (use --lang hip)");
+    if (args.lang == "hip" && v.arch->vendor != Vendor::Amd)
+        throw InputError("HIP compiles for AMD arches (gfx90a, gfx942); " + v.arch->name + " is NVIDIA (use --lang cuda)");
+    if (v.arch->vendor == Vendor::Amd) return compileAmd(ctx, args, *v.tmpl, *v.arch, v.config);
     if (!v.arch->compilable)
         throw InputError(v.arch->name + " is for analysis only: this NVRTC (" + nvrtcVersionString() + ") cannot compile for it");
-    if (args.emit != "ptx" && args.emit != "cubin" && args.emit != "sass" && args.emit != "resources")
-        throw InputError("--emit must be ptx, cubin, sass or resources (isa is for AMD arches)");
+    if (args.emit != "ptx" && args.emit != "cubin" && args.emit != "sass" && args.emit != "resources" && args.emit != "map")
+        throw InputError("--emit must be ptx, cubin, sass, map or resources (isa is for AMD arches)");
     const PreparedVariant prepared = prepareVariant(*v.tmpl, v.config, *v.arch);
     if (!prepared.violations.empty()) requireValid(prepared, *v.arch);
 
@@ -183,6 +186,14 @@ int compile(const Context& ctx, const CompileArgs& args) {
         auto sass = disassembleCubin(result.cubin, &error);
         if (!sass) throw InputError(error);
         writeOutput(args.outputFile, *sass);
+    } else if (args.emit == "map") {
+        // Source line -> PTX lines -> SASS lines; without a disassembler, the PTX side alone.
+        std::string error;
+        const auto sass = disassembleListing(result.cubin, prepared.request.fileName, &error);
+        if (!sass) std::cerr << "kx: no SASS lines in the map: " << error << "\n";
+        const LineMap map = buildLineMap(result.ptx, sass ? &*sass : nullptr, prepared.request.fileName);
+        writeOutput(args.outputFile, args.json ? lineMapJson(map, prepared.source, result.ptx, sass ? &*sass : nullptr, prepared.request.fileName)
+                                               : lineMapText(map, prepared.source, result.ptx, sass ? &*sass : nullptr));
     } else {
         const SizeMap sizes = v.tmpl->defaultSizes();
         const LaunchGeometry launch = v.tmpl->launch(v.config, *v.arch, sizes);

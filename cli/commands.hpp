@@ -45,7 +45,7 @@ int listArches(const Context& ctx, bool json);
 
 struct GenerateArgs {
     VariantArgs variant;
-    std::string lang = "cuda";
+    std::string lang;  // "cuda", "hip" or empty: the arch's (HIP on AMD arches, CUDA on NVIDIA ones)
     std::string outputFile;
     std::string outputDir;
 };
@@ -69,11 +69,18 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
 
 struct CompileArgs {
     VariantArgs variant;
-    std::string emit = "resources";  // ptx, cubin, sass, resources
+    std::string emit = "resources";  // ptx, cubin, sass, resources; AMD: isa, hsaco, resources
+    std::string lang;                // "cuda", "hip" or empty: the arch's (HIP on AMD arches)
     std::string outputFile;
     bool json = false;
 };
 int compile(const Context& ctx, const CompileArgs& args);
+// The AMD half of compile (cli/amd_compile_command.cpp): HIP through clang to ISA, code object
+// or resources with the occupancy, for a resolved template, AMD arch and config.
+int compileAmd(const Context& ctx, const CompileArgs& args, const engine::Template& tmpl, const engine::Arch& arch,
+               const engine::Config& config);
+// kx mix for AMD arches: the static mix of the HIP compile's ISA (MFMA, VALU, SALU, LDS, memory, waits).
+int amdInstructionMix(const CompileArgs& args, const engine::Template& tmpl, const engine::Arch& arch, const engine::Config& config);
 
 // Static instruction mix of a config (PTX; SASS too when nvdisasm/cuobjdump is found). Uses variant, outputFile, json.
 int instructionMix(const Context& ctx, const CompileArgs& args);
@@ -87,6 +94,7 @@ struct OccupancyArgs {
     int carveout = -1;
     int sgprs = 0;        // AMD only: SGPRs per wave as the compiler reports them; 0 = not given
     std::string csvFile;  // "-" reads stdin
+    bool json = false;    // one launch's result as JSON (not with csvFile)
 };
 int occupancy(const Context& ctx, const OccupancyArgs& args);
 
@@ -101,6 +109,10 @@ struct RunArgs {
     bool noBaseline = false;
     bool json = false;
     std::string session;          // record the run in this session file (created when absent)
+    bool pcSampling = false;      // sample program counters (CUPTI) in extra runs after the timed ones
+    int pcRuns = 10;
+    int pcPeriod = 0;             // log2 cycles between samples; 0: CUPTI's default
+    int pcTop = 12;               // instructions listed
 };
 int run(const Context& ctx, const RunArgs& args);
 
@@ -208,6 +220,20 @@ struct TilesArgs {
     bool json = false;
 };
 int tiles(const Context& ctx, const TilesArgs& args);
+
+// kx roofline: the roofline the app draws for a variant (analysis/roofline_scene.hpp): the device
+// (the arch's unless named), the ceilings the kernel can use, the predicted point from the
+// template's traffic model, as text, CSV (rooflineCsv) or JSON.
+struct RooflineArgs {
+    VariantArgs variant;
+    std::vector<std::string> sizes;
+    std::string device;      // assets/devices id or name; default: a device of the arch's family
+    bool allRoofs = false;   // also the roofs the kernel cannot use
+    bool noMeasured = false; // leave out kx calibrate's measured ceilings
+    bool csv = false;
+    bool json = false;
+};
+int roofline(const Context& ctx, const RooflineArgs& args);
 
 // For `kx run --session FILE`, before the run: throws InputError when FILE exists but is not a
 // writable session, or is absent and cannot be created, so no GPU time is spent for nothing.

@@ -4,6 +4,7 @@
 
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/output_file.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +13,7 @@
 using namespace kx;
 
 int main(int argc, char** argv) {
+    engine::failExitWhenStandardOutputIsLost("kx");  // `kx ... > /dev/full` must not exit 0
     CLI::App app{"kx - generate, compile and analyse GPU kernels from templates"};
     app.require_subcommand(1);
     std::string dataDir;
@@ -33,7 +35,7 @@ int main(int argc, char** argv) {
     cli::GenerateArgs gen;
     CLI::App* generate = app.add_subcommand("generate", "Write a template's source for a config");
     addVariant(generate, gen.variant);
-    generate->add_option("--lang", gen.lang, "cuda or hip")->check(CLI::IsMember({"cuda", "hip"}));
+    generate->add_option("--lang", gen.lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     auto* genOut = generate->add_option("-o,--output", gen.outputFile, "Output file (default stdout)");
     generate->add_option("--output-dir", gen.outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
     cli::GenerateBatchArgs genBatch;
@@ -47,11 +49,12 @@ int main(int argc, char** argv) {
     generate->add_flag("--cubin", genBatch.cubin, "Batch: compile each config to DIR/<arch>/<name>.cubin too");
 
     cli::CompileArgs comp;
-    CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC and print PTX, CUBIN, SASS or resources");
+    CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC (PTX, CUBIN, SASS) or, for AMD, clang 19 (ISA, code object); or print its resources");
     addVariant(compile, comp.variant);
-    compile->add_option("--emit", comp.emit, "ptx, cubin, sass or resources")->required();
+    compile->add_option("--emit", comp.emit, "ptx, cubin, sass, map (source line -> PTX -> SASS lines) or resources; AMD arches: isa, hsaco or resources")->required();
+    compile->add_option("--lang", comp.lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     compile->add_option("-o,--output", comp.outputFile, "Output file (default stdout)");
-    compile->add_flag("--json", comp.json, "Resources as JSON");
+    compile->add_flag("--json", comp.json, "Resources or the line map as JSON");
 
     cli::CompileArgs mixArgs;
     CLI::App* mix = app.add_subcommand(
@@ -63,11 +66,12 @@ int main(int argc, char** argv) {
     cli::OccupancyArgs occ;
     CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy for a launch (NVIDIA: CUDA's own calculator; AMD: VGPRs, SGPRs, LDS, waves), or for CSV rows");
     occupancy->add_option("--arch", occ.arch, "Arch, e.g. sm_90 or gfx942");
-    occupancy->add_option("--regs", occ.regs, "Registers per thread (VGPRs on AMD)");
-    occupancy->add_option("--block", occ.block, "Threads per block");
+    occupancy->add_option("--regs", occ.regs, "Registers per thread (VGPRs on AMD)")->check(CLI::Range(0, 65535));
+    occupancy->add_option("--block", occ.block, "Threads per block")->check(CLI::Range(1, 1048576));
     occupancy->add_option("--static-smem", occ.staticSmem, "Static shared memory (LDS on AMD) per block, bytes");
     occupancy->add_option("--dyn-smem", occ.dynSmem, "Dynamic shared memory per block, bytes");
     occupancy->add_option("--carveout", occ.carveout, "Preferred shared-memory carveout: -1 none, else 0..100 (%)");
+    occupancy->add_flag("--json", occ.json, "One launch's result as JSON");
     occupancy->add_option("--sgprs", occ.sgprs, "AMD: SGPRs per wave as the compiler reports them (0 = unknown, no limit)");
     occupancy->add_option("--csv", occ.csvFile,
                           "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
@@ -83,6 +87,10 @@ int main(int argc, char** argv) {
     runCmd->add_option("--seed", runArgs.seed, "Seed of the random inputs");
     runCmd->add_flag("--no-baseline", runArgs.noBaseline, "Skip cuBLAS / copy baseline");
     runCmd->add_flag("--json", runArgs.json, "JSON report");
+    runCmd->add_flag("--pc-sampling", runArgs.pcSampling, "Sample program counters with CUPTI in extra runs after the timed ones: the hottest instructions and their stall reasons");
+    runCmd->add_option("--pc-runs", runArgs.pcRuns, "Runs sampled with --pc-sampling")->check(CLI::Range(1, 100000));
+    runCmd->add_option("--pc-period", runArgs.pcPeriod, "Sampling interval 2^N cycles, N in 5..31 (default: CUPTI's)")->check(CLI::Range(5, 31));
+    runCmd->add_option("--pc-top", runArgs.pcTop, "Instructions listed with --pc-sampling")->check(CLI::Range(1, 100000));
     runCmd->add_option("--session", runArgs.session, "Record the run (variant, source, PTX, resources, report) in this session file; created when absent");
 
     cli::SessionArgs sess;
@@ -170,6 +178,16 @@ int main(int argc, char** argv) {
     tilesCmd->add_flag("--no-compile", tilesArgs.noCompile, "Use the manifest's register estimate instead of compiling");
     tilesCmd->add_flag("--json", tilesArgs.json, "The whole scene as JSON");
 
+    cli::RooflineArgs roofArgs;
+    CLI::App* rooflineCmd = app.add_subcommand("roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model");
+    addVariant(rooflineCmd, roofArgs.variant);
+    rooflineCmd->add_option("--size", roofArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
+    rooflineCmd->add_option("--device", roofArgs.device, "Device id or name (see assets/devices; default: one of the arch's family)");
+    rooflineCmd->add_flag("--all-roofs", roofArgs.allRoofs, "Also the compute roofs the kernel cannot use");
+    rooflineCmd->add_flag("--no-measured", roofArgs.noMeasured, "Leave out the ceilings measured by kx calibrate");
+    auto* roofCsv = rooflineCmd->add_flag("--csv", roofArgs.csv, "Ceilings, ridges and points as CSV");
+    rooflineCmd->add_flag("--json", roofArgs.json, "The whole scene as JSON")->excludes(roofCsv);
+
     // Name an unknown command plainly instead of CLI11's "A subcommand is required".
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
@@ -223,6 +241,7 @@ int main(int argc, char** argv) {
         if (*sessionMerge) return cli::sessionMerge(sess);
         if (*sweepCmd) return cli::sweep(ctx, sw);
         if (*tilesCmd) return cli::tiles(ctx, tilesArgs);
+        if (*rooflineCmd) return cli::roofline(ctx, roofArgs);
         tut.dataRoot = root;
         if (*tutorialList) return cli::tutorialList(tut);
         if (*tutorialShow) return cli::tutorialShow(ctx, tut);
@@ -230,6 +249,9 @@ int main(int argc, char** argv) {
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";
         return 2;
+    } catch (const engine::OutputError& e) {
+        std::cerr << "kx: " << e.what() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "kx: internal error: " << e.what() << "\n";
         return 1;

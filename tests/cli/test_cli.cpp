@@ -87,7 +87,8 @@ TEST_CASE("bad input exits 2 with a one-line reason", "[cli]") {
         {"generate gemm --arch sm_90 --set BM", "expects KEY=VALUE"},
         {"compile gemm --arch sm_90 --emit elf", "--emit must be"},
         {"compile gemm --arch sm_70 --emit ptx", "analysis only"},
-        {"generate gemm --arch gfx942", "needs an NVIDIA arch"},
+        {"generate gemm --arch gfx942 --lang cuda", "needs an NVIDIA arch"},
+        {"generate gemm_mma --arch gfx942", "has no hip source"},
         {"frobnicate", "frobnicate"},
         {"generate gemm", "--arch"},
     };
