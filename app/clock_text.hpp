@@ -1,18 +1,15 @@
 // Local wall-clock times for labels of runs and variants.
 #pragma once
 
+#include "util/time_text.hpp"
+
 #include <ctime>
 #include <string>
 
 namespace kx::app {
 
 // Now, as "14:03:12".
-inline std::string clockText() {
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
-    return text;
-}
+inline std::string clockText() { return engine::localNowText("%H:%M:%S"); }
 
 // An ISO 8601 UTC time ("2026-11-21T13:03:12Z", as sessions store them) in local time:
 // "14:03:12" when it is today, else "2026-11-21 14:03". Unreadable text comes back as is.

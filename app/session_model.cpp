@@ -1,4 +1,5 @@
 #include "session_model.hpp"
+#include "util/time_text.hpp"
 
 #include "store/session_record.hpp"
 #include "util/error.hpp"
@@ -288,9 +289,7 @@ void SessionModel::openDefault() {
                 // File > Open Recent can still say what is wrong with it.
             }
         }
-        char stamp[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", std::localtime(&now));
+        const std::string stamp = engine::localNowText("%Y-%m-%d-%H%M%S");
         const fs::path folder = sessionsRoot();
         fs::path file = folder / fmt::format("session-{}.kxs", stamp);
         std::error_code ec;

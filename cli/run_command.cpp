@@ -9,6 +9,7 @@
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
+#include "util/time_text.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -200,10 +201,7 @@ int calibrate(const Context&, const CalibrateArgs& args) {
     }
     Calibration c;
     c.device = device.value("name", "");
-    const std::time_t now = std::time(nullptr);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    c.measuredAt = stamp;
+    c.measuredAt = utcNowText();
     c.copyGBs = reply.at("copy").at("gbps");
     c.gemmSize = args.gemmSize;
     for (const auto& [dtype, v] : reply.at("cublas_gemm").items()) c.gemmTflops[dtype] = v.at("tflops");

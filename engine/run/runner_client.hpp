@@ -35,7 +35,7 @@ public:
     void stop();
 
     // How many runners this client has started (a restart after a fault counts).
-    int starts() const { return m_starts; }
+    int starts() const { return m_starts.load(); }
 
 private:
     bool start(std::string* error);
@@ -47,7 +47,7 @@ private:
     int m_toRunner = -1;
     int m_fromRunner = -1;
     std::string m_buffer;
-    int m_starts = 0;
+    std::atomic<int> m_starts{0};  // read by callers without the request lock
 };
 
 // One runner process per GPU, so a fault on one GPU never disturbs work on another.

@@ -1,6 +1,7 @@
 // [SECTION] Index: helpers, opening and creating, transactions, variants, artifacts, runs,
 // tutorial progress, export.
 #include "store/session_store.hpp"
+#include "util/time_text.hpp"
 
 #include "run/run_report_json.hpp"
 #include "store/schema.hpp"
@@ -30,12 +31,7 @@ namespace fs = std::filesystem;
 
 namespace store_detail {
 
-std::string nowText() {
-    const std::time_t now = std::time(nullptr);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    return stamp;
-}
+std::string nowText() { return utcNowText(); }
 
 Config configFrom(const std::string& templateId, const std::string& json, const std::string& where) {
     Config c;
