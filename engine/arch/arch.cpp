@@ -10,6 +10,9 @@ std::map<std::string, double> Arch::expressionVariables() const {
     // The compute capability where there is one, 0 on AMD: for a manifest whose CUDA and HIP
     // flavours share an expression that depends on it ("nv_cc >= 80": cp.async exists).
     vars["nv_cc"] = vendor == Vendor::Nvidia ? nv.computeMajor * 10 + nv.computeMinor : 0;
+    // The CDNA generation (family "CDNA3" -> 3), 0 elsewhere: for instructions that one
+    // generation added ("cdna >= 3": gfx942's fp8 MFMAs).
+    vars["cdna"] = family.size() == 5 && family.rfind("CDNA", 0) == 0 && family[4] >= '1' && family[4] <= '9' ? family[4] - '0' : 0;
 
     if (vendor == Vendor::Nvidia) {
         vars["cc"] = nv.computeMajor * 10 + nv.computeMinor;

@@ -1,5 +1,6 @@
 #include "run/dtype.hpp"
 
+#include "run/fp8.hpp"
 #include "run/reference.hpp"
 #include "util/error.hpp"
 
@@ -40,6 +41,11 @@ const std::vector<DtypeInfo>& allDtypes() {
         {"f32", "float", 4, DtypeKind::Float, 0x1p-24, 0x1p-149},
         {"f16", "__half", 2, DtypeKind::Float, 0x1p-11, 0x1p-24},
         {"bf16", "__nv_bfloat16", 2, DtypeKind::Float, 0x1p-8, 0x1p-133},
+        // 8-bit floats (run/fp8.hpp): NVIDIA's OCP formats and AMD CDNA3's FNUZ ones.
+        {"e4m3", "__nv_fp8_e4m3", 1, DtypeKind::Float, 0x1p-4, 0x1p-9},
+        {"e5m2", "__nv_fp8_e5m2", 1, DtypeKind::Float, 0x1p-3, 0x1p-16},
+        {"e4m3fnuz", "__hip_fp8_e4m3_fnuz", 1, DtypeKind::Float, 0x1p-4, 0x1p-10},
+        {"e5m2fnuz", "__hip_fp8_e5m2_fnuz", 1, DtypeKind::Float, 0x1p-3, 0x1p-17},
         {"i8", "signed char", 1, DtypeKind::Signed, 0},
         {"i16", "short", 2, DtypeKind::Signed, 0},
         {"i32", "int", 4, DtypeKind::Signed, 0},
@@ -88,6 +94,8 @@ std::string encodeValues(const std::vector<double>& values, const DtypeInfo& t) 
             } else if (t.name == "f32") {
                 const float f = static_cast<float>(roundToDtype(v, "f32"));
                 std::memcpy(out, &f, 4);
+            } else if (const auto fp8 = fp8FormatNamed(t.name)) {
+                *out = static_cast<char>(toFp8Bits(v, *fp8));
             } else {
                 const std::uint16_t b = t.name == "f16" ? toHalfBits(v) : toBf16Bits(v);
                 std::memcpy(out, &b, 2);
@@ -136,6 +144,8 @@ std::vector<double> decodeValues(std::string_view bytes, const DtypeInfo& t) {
                 std::memcpy(&f, in + 4 * i, 4);
                 out[i] = f;
             }
+        } else if (const auto fp8 = fp8FormatNamed(t.name)) {
+            for (std::size_t i = 0; i < n; ++i) out[i] = fromFp8Bits(static_cast<std::uint8_t>(in[i]), *fp8);
         } else {
             const std::vector<double>& table = sixteenBitTable(t.name == "f16");
             for (std::size_t i = 0; i < n; ++i) {

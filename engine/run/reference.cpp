@@ -1,5 +1,7 @@
 #include "run/reference.hpp"
 
+#include "run/dtype.hpp"
+#include "run/fp8.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -136,11 +138,10 @@ double decode(std::uint16_t bits, const Format& f) {
 }
 
 double unitRoundoff(std::string_view dtype) {
-    if (dtype == "f64") return std::ldexp(1.0, -53);
-    if (dtype == "f32") return std::ldexp(1.0, -24);
-    if (dtype == "f16") return std::ldexp(1.0, -11);
-    if (dtype == "bf16") return std::ldexp(1.0, -8);
-    throw InputError("unknown data type '" + std::string(dtype) + "' (f64, f32, f16 or bf16)");
+    const DtypeInfo* t = findDtype(dtype);
+    if (t == nullptr || t->kind != DtypeKind::Float)
+        throw InputError("unknown floating-point type '" + std::string(dtype) + "' (f64, f32, f16, bf16 or an fp8 format)");
+    return t->unitRoundoff;
 }
 
 }  // namespace
@@ -222,7 +223,8 @@ double roundToDtype(double x, std::string_view dtype) {
     }
     if (dtype == "f16") return fromHalfBits(toHalfBits(x));
     if (dtype == "bf16") return fromBf16Bits(toBf16Bits(x));
-    throw InputError("unknown data type '" + std::string(dtype) + "' (f64, f32, f16 or bf16)");
+    if (const auto fp8 = fp8FormatNamed(dtype)) return fromFp8Bits(toFp8Bits(x, *fp8), *fp8);
+    throw InputError("unknown data type '" + std::string(dtype) + "' (f64, f32, f16, bf16 or an fp8 format)");
 }
 
 // [SECTION] Tolerance

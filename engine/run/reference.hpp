@@ -39,7 +39,9 @@ double reduceReference(bool isMax, const double* data, std::size_t n);
 // [SECTION] Number formats
 
 // x rounded to the nearest value of dtype ("f64", "f32", "f16", "bf16"), ties to even, with
-// overflow to +-infinity and gradual underflow. NaN stays NaN. Throws InputError on another dtype.
+// overflow to +-infinity and gradual underflow. NaN stays NaN. The fp8 formats ("e4m3", "e5m2",
+// "e4m3fnuz", "e5m2fnuz") round the same way but saturate (run/fp8.hpp). Throws InputError on
+// another dtype.
 double roundToDtype(double x, std::string_view dtype);
 
 // IEEE binary16 bits of x rounded to nearest even (rounded once, straight from the double, never

@@ -57,6 +57,9 @@ TEST_CASE("gemm_mfma compiles to v_mfma without scratch for every shape and dtyp
         {{{"dtype", "f16"}, {"mfma", "16x16x16"}}, "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16"},
         {{{"dtype", "bf16"}, {"mfma", "32x32x8"}}, "v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16"},
         {{{"dtype", "bf16"}, {"mfma", "16x16x16"}, {"STAGES", "1"}}, "v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16"},
+        // CDNA3's fp8 MFMAs: K doubled, one 64-bit operand per lane; none on CDNA2.
+        {{{"dtype", "fp8"}, {"mfma", "32x32x8"}}, nullptr, "v_mfma_f32_32x32x16_fp8_fp8"},
+        {{{"dtype", "fp8"}, {"mfma", "16x16x16"}, {"PAD", "0"}}, nullptr, "v_mfma_f32_16x16x32_fp8_fp8"},
     };
     for (const Case& c : cases) {
         for (const char* archName : {"gfx90a", "gfx942"}) {
@@ -64,11 +67,17 @@ TEST_CASE("gemm_mfma compiles to v_mfma without scratch for every shape and dtyp
             const Config config = t->withValues(t->defaultConfig(), c.values);
             const PreparedVariant p = prepareVariant(*t, config, *arch);
             INFO(p.name << " for " << archName);
+            const char* expectedMnemonic = std::string(archName) == "gfx90a" ? c.gfx90a : c.gfx942;
+            if (expectedMnemonic == nullptr) {
+                REQUIRE(p.violations.size() == 1);
+                CHECK(p.violations[0].message.find("need CDNA3 (gfx942)") != std::string::npos);
+                continue;
+            }
             REQUIRE(p.violations.empty());
             const HipCompileResult r = compiler.compile(hipRequest(p.request));
             INFO(r.log);
             REQUIRE(r.ok);
-            const std::string expected = std::string(archName) == "gfx90a" ? c.gfx90a : c.gfx942;
+            const std::string expected = expectedMnemonic;
             CHECK(r.isa.find(expected) != std::string::npos);
             const AmdInstructionMix mix = analyzeAmdIsa(r.isa);
             // One k-tile: (BK / MFMA_K) k-steps x (WM / MFMA_M) x (WN / MFMA_M) MFMA tiles.
@@ -111,4 +120,15 @@ TEST_CASE("gemm_mfma's predicted roofline point against MI250X and MI300X", "[te
         CHECK(p.ai == Approx(4096.0 / 3));
         CHECK(p.flopsPerSec == Approx(peakTflops * 1e12));
     }
+    // fp8 on the MI300X: one byte per element of A and B (C stays f16), the FP8 matrix-core roof.
+    const Arch* gfx942 = arches().findArch("gfx942");
+    const DeviceSpec* mi300x = arches().findDevice("mi300x");
+    REQUIRE(gfx942);
+    REQUIRE(mi300x);
+    const Config fp8 = t->withValues(t->defaultConfig(), {{"dtype", "fp8"}});
+    const double flops = t->flops(fp8, *gfx942, sizes), bytes = t->minBytes(fp8, *gfx942, sizes);
+    CHECK(bytes == Approx(4.0 * 4096 * 4096));
+    CHECK(t->rooflineUnit(fp8, *gfx942) == "fp8_tensor");
+    const RooflinePoint p = placeOnRoof(RooflineModel(*mi300x), predictedPoint("gemm_mfma", flops, bytes), "fp8_tensor");
+    CHECK(p.flopsPerSec == Approx(2614.9e12));
 }
