@@ -24,6 +24,12 @@
 //   [SECTION] Counting kernel  grid-stride loads, atomics to global or shared memory, the merge
 //   [SECTION] Publishing kernel
 
+// Kernel Explorer compiles this with its own device prelude (clang, no ROCm); hipcc takes the
+// real runtime headers. Where the comments say warp, read wave: 64 lanes on this arch.
+#ifndef KX_HIP_PRELUDE
+#include <hip/hip_runtime.h>
+#endif
+
 // A named namespace rather than an anonymous one, as in the CUDA flavour.
 namespace kx_histogram {
 

@@ -41,7 +41,8 @@ std::vector<std::shared_ptr<const Template>> hipTemplates() {
 }  // namespace
 
 TEST_CASE("templates with a HIP flavour render it for AMD arches and CUDA for NVIDIA", "[templates][hip]") {
-    for (const char* id : {"reduce", "map", "transpose", "scan", "gemm", "rownorm", "filter"}) {
+    for (const char* id : {"reduce", "map", "transpose", "scan", "gemm", "rownorm", "filter", "histogram", "stencil", "join",
+                           "group_by", "radix_sort"}) {
         auto t = library().find(id);
         REQUIRE(t);
         INFO(id);
@@ -81,7 +82,7 @@ TEST_CASE("generated HIP sources match the golden files", "[templates][golden][h
         {"scan", "gfx90a", {{"dtype", "i64"}, {"op", "max"}}, "scan_gfx90a_max_i64.hip"},
     };
     for (const auto& t : hipTemplates()) cases.push_back({t->id(), "gfx942", {}, t->id() + "_gfx942_default.hip"});
-    CHECK(cases.size() >= 9);
+    CHECK(cases.size() >= 15);
     for (const Case& c : cases) {
         auto t = library().find(c.templ);
         REQUIRE(t);
@@ -100,7 +101,7 @@ TEST_CASE("every HIP template's default config compiles for gfx90a and gfx942", 
     REQUIRE(findHipClang().has_value());
     HipCompiler compiler({}, sourceDir() / "assets/hip/kx_hip_prelude.h");
     const auto templates = hipTemplates();
-    CHECK(templates.size() >= 9);
+    CHECK(templates.size() >= 13);
     for (const auto& t : templates) {
         for (const char* archName : {"gfx90a", "gfx942"}) {
             const Arch* arch = arches().findArch(archName);
