@@ -10,8 +10,10 @@
 #include "util/output_file.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -100,14 +102,19 @@ int listTemplates(const Context& ctx, bool json) {
             nlohmann::json params = nlohmann::json::array();
             for (const ParamSpec& p : t->manifest().params) params.push_back({{"name", p.name}, {"default", p.defaultValue}, {"help", p.help}});
             list.push_back({{"id", t->id()}, {"title", t->manifest().title}, {"category", t->manifest().category},
-                            {"default_config", t->configName(t->defaultConfig())}, {"parameters", params}});
+                            {"languages", t->manifest().languages}, {"default_config", t->configName(t->defaultConfig())},
+                            {"parameters", params}});
         }
         std::cout << list.dump(2) << "\n";
         return 0;
     }
-    fmt::print("{:<12} {:<18} {}\n", "TEMPLATE", "CATEGORY", "TITLE");
+    std::size_t idWidth = 8;
+    for (const auto& t : ctx.templates.templates()) idWidth = std::max(idWidth, t->id().size());
+    fmt::print("{:<{}} {:<16} {:<9} {}\n", "TEMPLATE", idWidth, "CATEGORY", "LANGUAGES", "TITLE");
     for (const auto& category : ctx.templates.byCategory())
-        for (const auto& t : category.templates) fmt::print("{:<12} {:<18} {}\n", t->id(), category.name, t->manifest().title);
+        for (const auto& t : category.templates)
+            fmt::print("{:<{}} {:<16} {:<9} {}\n", t->id(), idWidth, category.name, fmt::format("{}", fmt::join(t->manifest().languages, ",")),
+                       t->manifest().title);
     return 0;
 }
 

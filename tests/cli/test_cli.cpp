@@ -25,6 +25,10 @@ TEST_CASE("kx templates and kx arches list what is available", "[cli]") {
     CHECK(t.exitCode == 0);
     CHECK(t.out.find("gemm") != std::string::npos);
     CHECK(t.out.find("reduce") != std::string::npos);
+    // Each template's languages: CUDA and HIP flavours, HIP alone for the AMD matrix-core GEMM.
+    CHECK(t.out.find("LANGUAGES") != std::string::npos);
+    CHECK(t.out.find(" cuda,hip ") != std::string::npos);
+    CHECK(t.out.find("gemm_mfma") < t.out.find(" hip "));
     const Outcome a = runKx("arches");
     CHECK(a.exitCode == 0);
     for (const char* name : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120", "gfx90a", "gfx942"})
