@@ -1,6 +1,7 @@
 #include "compile/compiler.hpp"
 
 #include "analysis/sass_listing.hpp"
+#include "compile/compile_files.hpp"
 #include "util/hash.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,29 +24,15 @@
 
 namespace kx::engine {
 namespace fs = std::filesystem;
+using compile_files::readFile;
+using compile_files::uniqueSuffix;
+using compile_files::writeFile;
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void writeFile(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::string cudaIncludeDir() {
     if (const char* env = std::getenv("KX_CUDA_INCLUDE"); env && *env) return env;
     return KX_CUDA_INCLUDE_DIR;
-}
-
-std::string uniqueSuffix() {
-    static std::mt19937_64 rng{std::random_device{}()};
-    static std::mutex mutex;
-    std::lock_guard lock(mutex);
-    return std::to_string(rng());
 }
 
 }  // namespace

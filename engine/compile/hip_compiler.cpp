@@ -1,6 +1,7 @@
 #include "compile/hip_compiler.hpp"
 
 #include "util/data_paths.hpp"
+#include "compile/compile_files.hpp"
 #include "util/hash.hpp"
 
 #include <fmt/format.h>
@@ -20,26 +21,11 @@ extern char** environ;
 
 namespace kx::engine {
 namespace fs = std::filesystem;
+using compile_files::readFile;
+using compile_files::uniqueSuffix;
+using compile_files::writeFile;
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-bool writeFile(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return static_cast<bool>(out);
-}
-
-std::string uniqueSuffix() {
-    static std::mt19937_64 rng{std::random_device{}()};
-    static std::mutex mutex;
-    std::lock_guard lock(mutex);
-    return std::to_string(rng());
-}
 
 // Runs program with args (no shell), stdout and stderr into logFile; returns the exit status,
 // or -1 when the program could not be started or did not exit normally.
