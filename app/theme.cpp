@@ -77,6 +77,39 @@ Palette paletteOf(bool light) {
     return p;
 }
 
+// Which palette colour each ImGui colour takes, grouped by widget; alpha < 0 keeps the palette
+// colour's own, no colour (nullptr) is transparent. The colours that differ by theme beyond the
+// palette are set in applyStyle.
+struct StyleColour {
+    ImGuiCol_ imgui;
+    ImU32 Palette::*colour;
+    float alpha = -1.0f;
+};
+
+constexpr StyleColour kStyleColours[] = {
+    {ImGuiCol_Text, &Palette::text}, {ImGuiCol_TextDisabled, &Palette::textFaint},
+    {ImGuiCol_WindowBg, &Palette::panelBg}, {ImGuiCol_ChildBg, &Palette::panelBg}, {ImGuiCol_PopupBg, &Palette::panelBg},
+    {ImGuiCol_Border, &Palette::border}, {ImGuiCol_BorderShadow, nullptr},
+    {ImGuiCol_FrameBg, &Palette::windowBg}, {ImGuiCol_FrameBgHovered, &Palette::headerBg}, {ImGuiCol_FrameBgActive, &Palette::headerBg},
+    {ImGuiCol_TitleBg, &Palette::windowBg}, {ImGuiCol_TitleBgActive, &Palette::windowBg},
+    {ImGuiCol_TitleBgCollapsed, &Palette::windowBg}, {ImGuiCol_MenuBarBg, &Palette::windowBg},
+    {ImGuiCol_ScrollbarBg, nullptr}, {ImGuiCol_ScrollbarGrab, &Palette::border},
+    {ImGuiCol_ScrollbarGrabHovered, &Palette::textFaint}, {ImGuiCol_ScrollbarGrabActive, &Palette::textDim},
+    {ImGuiCol_CheckMark, &Palette::accentHover}, {ImGuiCol_SliderGrab, &Palette::accent},
+    {ImGuiCol_SliderGrabActive, &Palette::accentHover},
+    {ImGuiCol_Button, &Palette::headerBg}, {ImGuiCol_ButtonHovered, &Palette::border}, {ImGuiCol_ButtonActive, &Palette::accentActive},
+    {ImGuiCol_Header, &Palette::accent, 0.30f}, {ImGuiCol_HeaderHovered, &Palette::accent, 0.45f},
+    {ImGuiCol_HeaderActive, &Palette::accent, 0.60f},
+    {ImGuiCol_Separator, &Palette::border}, {ImGuiCol_SeparatorHovered, &Palette::accent}, {ImGuiCol_SeparatorActive, &Palette::accent},
+    {ImGuiCol_ResizeGrip, nullptr}, {ImGuiCol_ResizeGripHovered, nullptr}, {ImGuiCol_ResizeGripActive, nullptr},
+    {ImGuiCol_Tab, &Palette::panelBg}, {ImGuiCol_TabHovered, &Palette::headerBg}, {ImGuiCol_TabActive, &Palette::headerBg},
+    {ImGuiCol_TabUnfocused, &Palette::panelBg}, {ImGuiCol_TabUnfocusedActive, &Palette::headerBg},
+    {ImGuiCol_PlotHistogram, &Palette::accent}, {ImGuiCol_PlotHistogramHovered, &Palette::accentHover},
+    {ImGuiCol_TableHeaderBg, &Palette::headerBg}, {ImGuiCol_TableBorderStrong, &Palette::border},
+    {ImGuiCol_TableBorderLight, &Palette::border, 0.6f}, {ImGuiCol_TableRowBg, nullptr},
+    {ImGuiCol_TextSelectedBg, &Palette::accent, 0.45f}, {ImGuiCol_NavHighlight, &Palette::accent},
+};
+
 }  // namespace
 
 Theme Theme::darkProfessional() {
@@ -132,59 +165,13 @@ void Theme::applyStyle() const {
 
     const Palette& p = m_palette;
     auto v = [](ImU32 c) { return toVec4(c); };
-    auto alpha = [](ImU32 c, float a) {
-        ImVec4 x = toVec4(c);
-        x.w = a;
-        return x;
-    };
     ImVec4* c = s.Colors;
-    c[ImGuiCol_Text] = v(p.text);
-    c[ImGuiCol_TextDisabled] = v(p.textFaint);
-    c[ImGuiCol_WindowBg] = v(p.panelBg);
-    c[ImGuiCol_ChildBg] = v(p.panelBg);
-    c[ImGuiCol_PopupBg] = v(p.panelBg);
-    c[ImGuiCol_Border] = v(p.border);
-    c[ImGuiCol_BorderShadow] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_FrameBg] = v(p.windowBg);
-    c[ImGuiCol_FrameBgHovered] = v(p.headerBg);
-    c[ImGuiCol_FrameBgActive] = v(p.headerBg);
-    c[ImGuiCol_TitleBg] = v(p.windowBg);
-    c[ImGuiCol_TitleBgActive] = v(p.windowBg);
-    c[ImGuiCol_TitleBgCollapsed] = v(p.windowBg);
-    c[ImGuiCol_MenuBarBg] = v(p.windowBg);
-    c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ScrollbarGrab] = v(p.border);
-    c[ImGuiCol_ScrollbarGrabHovered] = v(p.textFaint);
-    c[ImGuiCol_ScrollbarGrabActive] = v(p.textDim);
-    c[ImGuiCol_CheckMark] = v(p.accentHover);
-    c[ImGuiCol_SliderGrab] = v(p.accent);
-    c[ImGuiCol_SliderGrabActive] = v(p.accentHover);
-    c[ImGuiCol_Button] = v(p.headerBg);
-    c[ImGuiCol_ButtonHovered] = v(p.border);
-    c[ImGuiCol_ButtonActive] = v(p.accentActive);
-    c[ImGuiCol_Header] = alpha(p.accent, 0.30f);
-    c[ImGuiCol_HeaderHovered] = alpha(p.accent, 0.45f);
-    c[ImGuiCol_HeaderActive] = alpha(p.accent, 0.60f);
-    c[ImGuiCol_Separator] = v(p.border);
-    c[ImGuiCol_SeparatorHovered] = v(p.accent);
-    c[ImGuiCol_SeparatorActive] = v(p.accent);
-    c[ImGuiCol_ResizeGrip] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ResizeGripHovered] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ResizeGripActive] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_Tab] = v(p.panelBg);
-    c[ImGuiCol_TabHovered] = v(p.headerBg);
-    c[ImGuiCol_TabActive] = v(p.headerBg);
-    c[ImGuiCol_TabUnfocused] = v(p.panelBg);
-    c[ImGuiCol_TabUnfocusedActive] = v(p.headerBg);
-    c[ImGuiCol_PlotHistogram] = v(p.accent);
-    c[ImGuiCol_PlotHistogramHovered] = v(p.accentHover);
-    c[ImGuiCol_TableHeaderBg] = v(p.headerBg);
-    c[ImGuiCol_TableBorderStrong] = v(p.border);
-    c[ImGuiCol_TableBorderLight] = alpha(p.border, 0.6f);
-    c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
+    for (const StyleColour& sc : kStyleColours) {
+        ImVec4 colour = sc.colour ? v(p.*sc.colour) : ImVec4(0, 0, 0, 0);
+        if (sc.colour && sc.alpha >= 0) colour.w = sc.alpha;
+        c[sc.imgui] = colour;
+    }
     c[ImGuiCol_TableRowBgAlt] = m_light ? ImVec4(0, 0, 0, 0.03f) : ImVec4(1, 1, 1, 0.025f);
-    c[ImGuiCol_TextSelectedBg] = alpha(p.accent, 0.45f);
-    c[ImGuiCol_NavHighlight] = v(p.accent);
     c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, m_light ? 0.3f : 0.55f);
     if (m_light) {
         c[ImGuiCol_Button] = v(p.headerBg);
