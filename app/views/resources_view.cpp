@@ -109,17 +109,30 @@ void kernelPicker(const char* id, const std::vector<Kernel>& kernels, int& index
     }
 }
 
-// The compiler's row of a result: its time, or that it came from the cache.
-void compileTimeProp(const Theme& theme, bool fromCache, double compileMs, bool dimmed) {
-    const Palette& pal = theme.palette();
-    const std::string t = fromCache ? std::string("cached") : fmt::format("{:.0f} ms", compileMs);
-    prop(theme, "Compile time", t, fromCache ? pal.ok : pal.text, dimmed);
-}
-
 }  // namespace
 
-void ResourcesView::drawContent() {
+template <class Result>
+void ResourcesView::drawCompiler(const char* id, const char* compiler, const std::string& version, bool found, const Result* r,
+                                 bool current) const {
     const Palette& pal = theme().palette();
+    ImGui::Spacing();
+    sectionHeader("Compiler");
+    if (!beginProps(id)) return;
+    prop(theme(), compiler, version, found ? pal.text : pal.warn, false);
+    if (r != nullptr && r->ok) {
+        const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
+        prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !current);
+    }
+    ImGui::EndTable();
+}
+
+void ResourcesView::drawKernelName(const std::string& function) const {
+    ImGui::TextColored(Theme::toVec4(theme().palette().textFaint), "%s", function.c_str());
+    helpTooltip(function);
+    ImGui::Spacing();
+}
+
+void ResourcesView::drawContent() {
     if (model().compilesHip()) {
         drawHip();
         return;
@@ -136,13 +149,7 @@ void ResourcesView::drawContent() {
     }
 
     // Compiler facts are useful even when nothing compiled.
-    ImGui::Spacing();
-    sectionHeader("Compiler");
-    if (beginProps("##compiler")) {
-        prop(theme(), "NVRTC", model().compilerVersion(), pal.text, false);
-        if (r != nullptr && r->ok) compileTimeProp(theme(), r->fromCache, r->compileMs, !model().resultIsCurrent());
-        ImGui::EndTable();
-    }
+    drawCompiler("##compiler", "NVRTC", model().compilerVersion(), true, r, model().resultIsCurrent());
 }
 
 void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
@@ -150,9 +157,7 @@ void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
     const engine::Arch* arch = model().currentArch();
     const auto& launch = model().launch();
 
-    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
-    helpTooltip(k.function);
-    ImGui::Spacing();
+    drawKernelName(k.function);
 
     sectionHeader("Per thread");
     if (beginProps("##thread")) {
@@ -205,23 +210,16 @@ void ResourcesView::drawHip() {
         kernelPicker("##amdkernel", r->kernels, m_kernelIndex);
         drawAmdKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().hipResultIsCurrent());
     }
-    ImGui::Spacing();
-    sectionHeader("Compiler");
-    if (beginProps("##hipcompiler")) {
-        prop(theme(), "HIP (AMD)", model().hipCompilerVersion().empty() ? std::string("clang 19 not found") : model().hipCompilerVersion(),
-             model().hipCompilerVersion().empty() ? pal.warn : pal.text, false);
-        if (r != nullptr && r->ok) compileTimeProp(theme(), r->fromCache, r->compileMs, !model().hipResultIsCurrent());
-        ImGui::EndTable();
-    }
+    const std::string& version = model().hipCompilerVersion();
+    drawCompiler("##hipcompiler", "HIP (AMD)", version.empty() ? std::string("clang 19 not found") : version, !version.empty(), r,
+                 model().hipResultIsCurrent());
 }
 
 void ResourcesView::drawAmdKernel(const engine::AmdKernelResources& k, bool dimmed) {
     const Palette& pal = theme().palette();
     const engine::Arch* arch = model().currentArch();
     const auto& launch = model().launch();
-    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
-    helpTooltip(k.function);
-    ImGui::Spacing();
+    drawKernelName(k.function);
 
     sectionHeader("Per lane (thread)");
     if (beginProps("##lane")) {
