@@ -31,6 +31,19 @@ using namespace arch_xml;
 const std::set<std::string> kPeakUnits = {"fp64",        "fp64_tensor", "fp32",        "tf32_tensor",
                                           "fp16_tensor", "bf16_tensor", "fp8_tensor",  "int8_tensor"};
 
+// Lower-case letters, digits and '_' only: arch names and device ids also name folders and
+// cache entries.
+bool isPlainName(const std::string& name) {
+    return std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+// Where an entry (Arch, DeviceSpec) was read from, for the messages that point at it.
+template <class Entry>
+void setOrigin(Entry& entry, const EntryReport& report, const XMLElement* root) {
+    entry.file = report.file();
+    entry.line = root->GetLineNum();
+}
+
 // [SECTION] Architectures
 
 // One attribute of a limits element and the field it is read into: a count, a byte count
@@ -139,8 +152,7 @@ void readAmdLimits(EntryReport& report, const XMLElement* root, Arch& arch) {
 void checkArchFileName(EntryReport& report, const XMLElement* root, const std::string& name) {
     if (name.empty()) return;
     const int line = root->FindAttribute("name")->GetLineNum();
-    const bool plain = std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
-    if (!plain) {
+    if (!isPlainName(name)) {
         report.error(line, "<arch> attribute 'name': \"" + name + "\" may hold only lower-case letters, digits and '_'");
         return;
     }
@@ -152,8 +164,7 @@ void checkArchFileName(EntryReport& report, const XMLElement* root, const std::s
 
 std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
     Arch arch;
-    arch.file = report.file();
-    arch.line = root->GetLineNum();
+    setOrigin(arch, report, root);
 
     ElementReader head(report, root);
     arch.name = head.text("name");
@@ -198,17 +209,13 @@ std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
 
 std::optional<DeviceSpec> readDevice(EntryReport& report, const XMLElement* root) {
     DeviceSpec device;
-    device.file = report.file();
-    device.line = root->GetLineNum();
+    setOrigin(device, report, root);
 
     ElementReader head(report, root);
     device.id = head.text("id");
     device.name = head.text("name");
     device.arch = head.text("arch");
-    const bool idIsIdentifier = std::all_of(device.id.begin(), device.id.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    });
-    if (!idIsIdentifier)
+    if (!isPlainName(device.id))
         report.error(root->GetLineNum(), "<device> attribute 'id': \"" + device.id +
                                              "\" may hold only lower-case letters, digits and '_'");
 
