@@ -32,8 +32,18 @@ Config configFrom(const std::string& templateId, const std::string& json, const 
     return c;
 }
 
+void bindNamedConfig(SQLite::Statement& st, const std::string& name, const std::string& arch, const Config& config, const std::string& notes) {
+    st.bind(1, name);
+    st.bind(2, config.templateId);
+    st.bind(3, arch);
+    st.bind(4, config.canonical());
+    st.bind(5, nlohmann::json(config.values).dump());
+    st.bind(6, notes);
+}
+
 }  // namespace store_detail
 
+using store_detail::bindNamedConfig;
 using store_detail::configFrom;
 using store_detail::nowText;
 
@@ -145,12 +155,7 @@ std::int64_t SessionStore::addVariant(const std::string& name, const std::string
                              "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         const std::string now = nowText();
-        st.bind(1, name);
-        st.bind(2, config.templateId);
-        st.bind(3, arch);
-        st.bind(4, config.canonical());
-        st.bind(5, nlohmann::json(config.values).dump());
-        st.bind(6, notes);
+        bindNamedConfig(st, name, arch, config, notes);
         st.bind(7, now);
         st.bind(8, now);
         st.exec();

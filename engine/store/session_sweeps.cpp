@@ -14,6 +14,7 @@
 namespace kx::engine {
 
 namespace fs = std::filesystem;
+using store_detail::bindNamedConfig;
 using store_detail::configFrom;
 using store_detail::nowText;
 // [SECTION] Sweeps
@@ -187,12 +188,7 @@ std::int64_t SessionStore::setPreset(const std::string& name, const std::string&
                              "ON CONFLICT(name) DO UPDATE SET template_id = excluded.template_id, arch = excluded.arch, "
                              "config = excluded.config, config_json = excluded.config_json, notes = excluded.notes, "
                              "created_at = excluded.created_at");
-        st.bind(1, name);
-        st.bind(2, config.templateId);
-        st.bind(3, arch);
-        st.bind(4, config.canonical());
-        st.bind(5, nlohmann::json(config.values).dump());
-        st.bind(6, notes);
+        bindNamedConfig(st, name, arch, config, notes);
         st.bind(7, nowText());
         st.exec();
         SQLite::Statement idOf(*m_db, "SELECT id FROM presets WHERE name = ?");
