@@ -42,6 +42,8 @@ struct Key {
     const char* name;
     T Report::*member;
 };
+template <class Report, class T>
+Key(const char*, T Report::*) -> Key<Report, T>;
 
 // Each report's plain fields by key, in reading order: one list serves writing and reading, so a
 // key cannot be written under one name and read under another. Keys with their own rules
