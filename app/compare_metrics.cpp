@@ -179,93 +179,108 @@ std::vector<std::string> distinctiveNames(const std::vector<std::string>& names)
     return out;
 }
 
-MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std::vector<const engine::RunReport*>& runs) {
-    MetricTable t;
-    const std::size_t n = variants.size();
-    for (const auto& v : variants) {
-        t.names.push_back(v->name);
-        t.arches.push_back(v->arch);
-    }
-    t.columns = columnLabels(variants);
-    auto run = [&](std::size_t i) -> const engine::RunReport* { return i < runs.size() ? runs[i] : nullptr; };
-    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return *variants[i]; };
-    RowBuilder b(t.rows, n);
-    auto fixed = [](int decimals) { return [decimals](double v) { return fmt::format("{:.{}f}", v, decimals); }; };
-    auto integer = [](double v) { return fmt::format("{:.0f}", v); };
+namespace {
 
-    const bool anyRun = std::any_of(runs.begin(), runs.end(), [](const engine::RunReport* r) { return r != nullptr; });
+// The variants of the table and their runs (null where a variant has none), by column.
+struct Columns {
+    const std::vector<SnapshotPtr>& variants;
+    const std::vector<const engine::RunReport*>& runs;
+    std::size_t n;
+    const engine::RunReport* run(std::size_t i) const { return i < runs.size() ? runs[i] : nullptr; }
+    const VariantSnapshot& snap(std::size_t i) const { return *variants[i]; }
+};
+
+auto fixed(int decimals) {
+    return [decimals](double v) { return fmt::format("{:.{}f}", v, decimals); };
+}
+
+std::string integer(double v) { return fmt::format("{:.0f}", v); }
+
+// The latest run's verdict and the sizes it was made at.
+void addCorrectnessRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto run = [&](std::size_t i) { return c.run(i); };
+    std::vector<std::string> verdicts, sizes;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto* r = run(i);
+        verdicts.push_back(!r                                                              ? kDash
+                          : r->correctness.verdict() == engine::Verdict::NoReference ? "unchecked"
+                          : r->correctness.passed                                    ? "pass"
+                                                                                     : "FAIL");
+        std::string s;
+        if (r) {
+            for (const auto& [k, v] : r->sizes) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+        }
+        sizes.push_back(r ? s : kDash);
+    }
+    MetricRow& row = b.addText("Correct", "Outputs checked against a float64 reference.", verdicts);
+    for (std::size_t i = 0; i < n; ++i) row.bad[i] = row.texts[i] == "FAIL";
+    b.addText("Problem", "The sizes the run was made at: compare timings only at equal sizes.", sizes);
+}
+
+void addTimingRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto run = [&](std::size_t i) { return c.run(i); };
+    const bool anyRun = std::any_of(c.runs.begin(), c.runs.end(), [](const engine::RunReport* r) { return r != nullptr; });
     b.section("Timing");
     if (!anyRun) {
         // Eight rows of dashes say less than one line saying why.
         b.addText("Runs", "Run a variant (Run panel, needs an NVIDIA GPU) and its timing fills this section; runs made "
                           "after pinning count too.",
                   std::vector<std::string>(n, "not run"));
-    } else {
-        b.add("Time (median)", "ms", Better::Lower, "Median kernel time of the latest successful run.",
-              [&](std::size_t i) -> std::optional<double> {
-                  if (const auto* r = run(i)) return r->medianMs;
-                  return std::nullopt;
-              },
-              fixed(3));
-        b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.",
-              [&](std::size_t i) -> std::optional<double> {
-                  if (const auto* r = run(i); r && r->tflops > 0) return r->tflops;
-                  return std::nullopt;
-              },
-              fixed(2));
-        b.add("Bandwidth", "GB/s", Better::Higher, "Least bytes formula / median time (a lower bound on real traffic).",
-              [&](std::size_t i) -> std::optional<double> {
-                  if (const auto* r = run(i); r && r->gbps > 0) return r->gbps;
-                  return std::nullopt;
-              },
-              fixed(0));
-        b.add("% of ceiling", "%", Better::Higher,
-              "Share of the calibrated ceiling (kx calibrate): the measured peak of the compute unit the template runs "
-              "on when it does arithmetic, else the copy bandwidth. Empty without a calibration of the run's device.",
-              [&](std::size_t i) -> std::optional<double> {
-                  const auto* r = run(i);
-                  if (!r) return std::nullopt;
-                  if (r->pctOfComputeCeiling) return *r->pctOfComputeCeiling;
-                  if (r->pctOfCopyBandwidth) return *r->pctOfCopyBandwidth;
-                  return std::nullopt;
-              },
-              fixed(1));
-        b.add("vs baseline", "x", Better::Higher,
-              "Baseline time / kernel time, both timed in the same run (the template's first baseline: cuBLAS, CUB or a "
-              "device copy of the same bytes): above 1 the kernel is faster.",
-              [&](std::size_t i) -> std::optional<double> {
-                  if (const auto* r = run(i); r && r->primaryBaseline() && r->primaryBaseline()->speedup > 0) return r->primaryBaseline()->speedup;
-                  return std::nullopt;
-              },
-              [](double v) { return fmt::format("{:.2f}\u00d7", v); });
-        b.add("vs first column", "x", Better::Higher, "The first column's time / this variant's time: above 1 is faster.",
-              [&](std::size_t i) -> std::optional<double> {
-                  const auto* first = run(0);
-                  const auto* r = run(i);
-                  if (!first || !r || r->medianMs <= 0) return std::nullopt;
-                  return first->medianMs / r->medianMs;
-              },
-              [](double v) { return fmt::format("{:.2f}\u00d7", v); });
-        {
-            std::vector<std::string> verdicts, sizes;
-            for (std::size_t i = 0; i < n; ++i) {
-                const auto* r = run(i);
-                verdicts.push_back(!r                                                              ? kDash
-                                  : r->correctness.verdict() == engine::Verdict::NoReference ? "unchecked"
-                                  : r->correctness.passed                                    ? "pass"
-                                                                                             : "FAIL");
-                std::string s;
-                if (r) {
-                    for (const auto& [k, v] : r->sizes) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
-                }
-                sizes.push_back(r ? s : kDash);
-            }
-            MetricRow& c = b.addText("Correct", "Outputs checked against a float64 reference.", verdicts);
-            for (std::size_t i = 0; i < n; ++i) c.bad[i] = c.texts[i] == "FAIL";
-            b.addText("Problem", "The sizes the run was made at: compare timings only at equal sizes.", sizes);
-        }
+        return;
     }
+    b.add("Time (median)", "ms", Better::Lower, "Median kernel time of the latest successful run.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (const auto* r = run(i)) return r->medianMs;
+              return std::nullopt;
+          },
+          fixed(3));
+    b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (const auto* r = run(i); r && r->tflops > 0) return r->tflops;
+              return std::nullopt;
+          },
+          fixed(2));
+    b.add("Bandwidth", "GB/s", Better::Higher, "Least bytes formula / median time (a lower bound on real traffic).",
+          [&](std::size_t i) -> std::optional<double> {
+              if (const auto* r = run(i); r && r->gbps > 0) return r->gbps;
+              return std::nullopt;
+          },
+          fixed(0));
+    b.add("% of ceiling", "%", Better::Higher,
+          "Share of the calibrated ceiling (kx calibrate): the measured peak of the compute unit the template runs "
+          "on when it does arithmetic, else the copy bandwidth. Empty without a calibration of the run's device.",
+          [&](std::size_t i) -> std::optional<double> {
+              const auto* r = run(i);
+              if (!r) return std::nullopt;
+              if (r->pctOfComputeCeiling) return *r->pctOfComputeCeiling;
+              if (r->pctOfCopyBandwidth) return *r->pctOfCopyBandwidth;
+              return std::nullopt;
+          },
+          fixed(1));
+    b.add("vs baseline", "x", Better::Higher,
+          "Baseline time / kernel time, both timed in the same run (the template's first baseline: cuBLAS, CUB or a "
+          "device copy of the same bytes): above 1 the kernel is faster.",
+          [&](std::size_t i) -> std::optional<double> {
+              if (const auto* r = run(i); r && r->primaryBaseline() && r->primaryBaseline()->speedup > 0) return r->primaryBaseline()->speedup;
+              return std::nullopt;
+          },
+          [](double v) { return fmt::format("{:.2f}\u00d7", v); });
+    b.add("vs first column", "x", Better::Higher, "The first column's time / this variant's time: above 1 is faster.",
+          [&](std::size_t i) -> std::optional<double> {
+              const auto* first = run(0);
+              const auto* r = run(i);
+              if (!first || !r || r->medianMs <= 0) return std::nullopt;
+              return first->medianMs / r->medianMs;
+          },
+          [](double v) { return fmt::format("{:.2f}\u00d7", v); });
+    addCorrectnessRows(b, c);
+}
 
+void addResourceRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return c.snap(i); };
     b.section("Resources (ptxas)");
     // Resources and occupancy have no better direction in themselves (fewer registers can mean
     // less reuse; more occupancy can mean smaller tiles): no "best" cell, only warnings.
@@ -300,7 +315,11 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
               return static_cast<double>(snap(i).launch->blocks());
           },
           integer);
+}
 
+void addOccupancyRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return c.snap(i); };
     b.section("Occupancy and roofline");
     b.add("Occupancy", "%", Better::None,
           "Active warps / maximum warps per SM (the CUDA occupancy calculator). Higher hides more latency, but fast "
@@ -336,7 +355,11 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
               return snap(i).predictedAi;
           },
           fixed(1));
+}
 
+void addInstructionMixRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return c.snap(i); };
     b.section("Instruction mix (PTX, static)");
     auto cat = [&](engine::InstrCategory c, Better better, const char* help) {
         b.add(engine::categoryLabel(c), "instr", better, help,
@@ -368,13 +391,36 @@ MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std
                              [&](std::size_t i) -> std::optional<double> { return snap(i).mix.counts.localMemory(); }, integer);
         for (std::size_t i = 0; i < n; ++i) r.bad[i] = r.values[i] && *r.values[i] > 0;
     }
-    // The user's own words last: why a variant is there, what made it fast or slow.
-    if (std::any_of(variants.begin(), variants.end(), [](const SnapshotPtr& v) { return !v->notes.empty(); })) {
+}
+
+// The user's own words last: why a variant is there, what made it fast or slow.
+void addNotesRows(RowBuilder& b, const Columns& c) {
+    const std::size_t n = c.n;
+    auto snap = [&](std::size_t i) -> const VariantSnapshot& { return c.snap(i); };
+    if (std::any_of(c.variants.begin(), c.variants.end(), [](const SnapshotPtr& v) { return !v->notes.empty(); })) {
         b.section("Notes");
         std::vector<std::string> notes;
         for (std::size_t i = 0; i < n; ++i) notes.push_back(snap(i).notes.empty() ? std::string(kDash) : snap(i).notes);
         b.addText("Notes", "The variant's notes (Variants panel, or kx session note).", std::move(notes)).prose = true;
     }
+}
+
+}  // namespace
+
+MetricTable buildMetricTable(const std::vector<SnapshotPtr>& variants, const std::vector<const engine::RunReport*>& runs) {
+    MetricTable t;
+    for (const auto& v : variants) {
+        t.names.push_back(v->name);
+        t.arches.push_back(v->arch);
+    }
+    t.columns = columnLabels(variants);
+    const Columns columns{variants, runs, variants.size()};
+    RowBuilder b(t.rows, columns.n);
+    addTimingRows(b, columns);
+    addResourceRows(b, columns);
+    addOccupancyRows(b, columns);
+    addInstructionMixRows(b, columns);
+    addNotesRows(b, columns);
     return t;
 }
 

@@ -20,96 +20,108 @@ constexpr ImU32 rgb(unsigned hex, unsigned alpha = 0xFF) {
 // keeps a pointer to this table until it is built, hence namespace scope.
 constexpr ImWchar kRanges[] = {0x0020, 0x00FF, 0x2013, 0x2026, 0x2190, 0x2193, 0x2212, 0x2212, 0x2264, 0x2265, 0x25A0, 0x25A0, 0x25C6, 0x25C6, 0};
 
+// [SECTION] The two palettes, side by side: a colour added to one cannot be forgotten in the other.
+// Text that carries a value keeps 4.5:1 (WCAG AA) on the panel and code backgrounds in both,
+// dim and faint text included: "faint" ranks a figure, it does not hide it.
+
+struct PaletteColour {
+    ImU32 Palette::*slot;
+    ImU32 dark, light;
+};
+
+constexpr PaletteColour kPaletteColours[] = {
+    {&Palette::windowBg, rgb(0x1E1F22), rgb(0xE4E6EB)},
+    {&Palette::panelBg, rgb(0x2B2D30), rgb(0xF7F8FA)},
+    {&Palette::codeBg, rgb(0x1E1F22), rgb(0xFFFFFF)},
+    {&Palette::gutterBg, rgb(0x232427), rgb(0xF0F1F4)},
+    {&Palette::border, rgb(0x393B40), rgb(0xC9CCD3)},
+    {&Palette::headerBg, rgb(0x34363B), rgb(0xE6E8EC)},
+    {&Palette::text, rgb(0xDFE1E5), rgb(0x1F2023)},
+    {&Palette::textDim, rgb(0xA9ACB3), rgb(0x50535A)},
+    {&Palette::textFaint, rgb(0x9497A0), rgb(0x62656D)},
+    {&Palette::accent, rgb(0x3574F0), rgb(0x2A5FCF)},
+    {&Palette::accentHover, rgb(0x4A85F5), rgb(0x3B72E0)},
+    {&Palette::accentActive, rgb(0x2E5FC2), rgb(0x2150B0)},
+    {&Palette::ok, rgb(0x5FB865), rgb(0x2B7A30)},
+    {&Palette::warn, rgb(0xE5B45A), rgb(0x8A5A00)},
+    {&Palette::error, rgb(0xFF6B78), rgb(0xC62A3A)},
+    {&Palette::errorLineBg, rgb(0xF75464, 0x38), rgb(0xC62A3A, 0x26)},
+    {&Palette::warnLineBg, rgb(0xE5B45A, 0x30), rgb(0xD4A020, 0x30)},
+    {&Palette::searchHitBg, rgb(0x3574F0, 0x60), rgb(0x2A5FCF, 0x40)},
+    {&Palette::currentLineBg, rgb(0xFFFFFF, 0x0C), rgb(0x000000, 0x0A)},
+    {&Palette::diffRemovedBg, rgb(0xF75464, 0x2C), rgb(0xC62A3A, 0x22)},
+    {&Palette::diffAddedBg, rgb(0x5FB865, 0x2C), rgb(0x2B7A30, 0x22)},
+    {&Palette::diffFoldBg, rgb(0x3574F0, 0x18), rgb(0x2A5FCF, 0x14)},
+    {&Palette::bestCellBg, rgb(0x5FB865, 0x30), rgb(0x2B7A30, 0x26)},
+};
+
+struct SyntaxColour {
+    SyntaxClass cls;
+    ImU32 dark, light;
+};
+
+constexpr SyntaxColour kSyntaxColours[] = {
+    {SyntaxClass::Plain, rgb(0xBCBEC4), rgb(0x1F2023)},         {SyntaxClass::Keyword, rgb(0xCF8E6D), rgb(0x0033B3)},
+    {SyntaxClass::Type, rgb(0x4EC9B0), rgb(0x00737A)},          {SyntaxClass::Qualifier, rgb(0xC77DBB), rgb(0x871094)},
+    {SyntaxClass::Builtin, rgb(0x56A8F5), rgb(0x1750EB)},       {SyntaxClass::Number, rgb(0x2AACB8), rgb(0x1750EB)},
+    {SyntaxClass::String, rgb(0x6AAB73), rgb(0x067D17)},        {SyntaxClass::Comment, rgb(0x8A8E95), rgb(0x646870)},
+    {SyntaxClass::Preprocessor, rgb(0xB3AE60), rgb(0x7A6500)},  {SyntaxClass::Directive, rgb(0xCF8E6D), rgb(0x0033B3)},
+    {SyntaxClass::Register, rgb(0xC77DBB), rgb(0x871094)},      {SyntaxClass::Label, rgb(0xB3AE60), rgb(0x7A6500)},
+    {SyntaxClass::Punctuation, rgb(0x9DA0A8), rgb(0x4A4D55)},
+};
+
+Palette paletteOf(bool light) {
+    Palette p{};
+    for (const PaletteColour& c : kPaletteColours) p.*c.slot = light ? c.light : c.dark;
+    for (const SyntaxColour& c : kSyntaxColours) p.syntax[static_cast<int>(c.cls)] = light ? c.light : c.dark;
+    return p;
+}
+
+// Which palette colour each ImGui colour takes, grouped by widget; alpha < 0 keeps the palette
+// colour's own, no colour (nullptr) is transparent. The colours that differ by theme beyond the
+// palette are set in applyStyle.
+struct StyleColour {
+    ImGuiCol_ imgui;
+    ImU32 Palette::*colour;
+    float alpha = -1.0f;
+};
+
+constexpr StyleColour kStyleColours[] = {
+    {ImGuiCol_Text, &Palette::text}, {ImGuiCol_TextDisabled, &Palette::textFaint},
+    {ImGuiCol_WindowBg, &Palette::panelBg}, {ImGuiCol_ChildBg, &Palette::panelBg}, {ImGuiCol_PopupBg, &Palette::panelBg},
+    {ImGuiCol_Border, &Palette::border}, {ImGuiCol_BorderShadow, nullptr},
+    {ImGuiCol_FrameBg, &Palette::windowBg}, {ImGuiCol_FrameBgHovered, &Palette::headerBg}, {ImGuiCol_FrameBgActive, &Palette::headerBg},
+    {ImGuiCol_TitleBg, &Palette::windowBg}, {ImGuiCol_TitleBgActive, &Palette::windowBg},
+    {ImGuiCol_TitleBgCollapsed, &Palette::windowBg}, {ImGuiCol_MenuBarBg, &Palette::windowBg},
+    {ImGuiCol_ScrollbarBg, nullptr}, {ImGuiCol_ScrollbarGrab, &Palette::border},
+    {ImGuiCol_ScrollbarGrabHovered, &Palette::textFaint}, {ImGuiCol_ScrollbarGrabActive, &Palette::textDim},
+    {ImGuiCol_CheckMark, &Palette::accentHover}, {ImGuiCol_SliderGrab, &Palette::accent},
+    {ImGuiCol_SliderGrabActive, &Palette::accentHover},
+    {ImGuiCol_Button, &Palette::headerBg}, {ImGuiCol_ButtonHovered, &Palette::border}, {ImGuiCol_ButtonActive, &Palette::accentActive},
+    {ImGuiCol_Header, &Palette::accent, 0.30f}, {ImGuiCol_HeaderHovered, &Palette::accent, 0.45f},
+    {ImGuiCol_HeaderActive, &Palette::accent, 0.60f},
+    {ImGuiCol_Separator, &Palette::border}, {ImGuiCol_SeparatorHovered, &Palette::accent}, {ImGuiCol_SeparatorActive, &Palette::accent},
+    {ImGuiCol_ResizeGrip, nullptr}, {ImGuiCol_ResizeGripHovered, nullptr}, {ImGuiCol_ResizeGripActive, nullptr},
+    {ImGuiCol_Tab, &Palette::panelBg}, {ImGuiCol_TabHovered, &Palette::headerBg}, {ImGuiCol_TabActive, &Palette::headerBg},
+    {ImGuiCol_TabUnfocused, &Palette::panelBg}, {ImGuiCol_TabUnfocusedActive, &Palette::headerBg},
+    {ImGuiCol_PlotHistogram, &Palette::accent}, {ImGuiCol_PlotHistogramHovered, &Palette::accentHover},
+    {ImGuiCol_TableHeaderBg, &Palette::headerBg}, {ImGuiCol_TableBorderStrong, &Palette::border},
+    {ImGuiCol_TableBorderLight, &Palette::border, 0.6f}, {ImGuiCol_TableRowBg, nullptr},
+    {ImGuiCol_TextSelectedBg, &Palette::accent, 0.45f}, {ImGuiCol_NavHighlight, &Palette::accent},
+};
+
 }  // namespace
 
 Theme Theme::darkProfessional() {
     Theme t;
-    Palette& p = t.m_palette;
-    p.windowBg = rgb(0x1E1F22);
-    p.panelBg = rgb(0x2B2D30);
-    p.codeBg = rgb(0x1E1F22);
-    p.gutterBg = rgb(0x232427);
-    p.border = rgb(0x393B40);
-    p.headerBg = rgb(0x34363B);
-    p.text = rgb(0xDFE1E5);
-    // Text that carries a value keeps 4.5:1 (WCAG AA) on the panel and code backgrounds, dim and
-    // faint text included: "faint" ranks a figure, it does not hide it.
-    p.textDim = rgb(0xA9ACB3);
-    p.textFaint = rgb(0x9497A0);
-    p.accent = rgb(0x3574F0);
-    p.accentHover = rgb(0x4A85F5);
-    p.accentActive = rgb(0x2E5FC2);
-    p.ok = rgb(0x5FB865);
-    p.warn = rgb(0xE5B45A);
-    p.error = rgb(0xFF6B78);
-    p.errorLineBg = rgb(0xF75464, 0x38);
-    p.warnLineBg = rgb(0xE5B45A, 0x30);
-    p.searchHitBg = rgb(0x3574F0, 0x60);
-    p.currentLineBg = rgb(0xFFFFFF, 0x0C);
-    p.diffRemovedBg = rgb(0xF75464, 0x2C);
-    p.diffAddedBg = rgb(0x5FB865, 0x2C);
-    p.diffFoldBg = rgb(0x3574F0, 0x18);
-    p.bestCellBg = rgb(0x5FB865, 0x30);
-
-    auto set = [&](SyntaxClass c, ImU32 v) { p.syntax[static_cast<int>(c)] = v; };
-    set(SyntaxClass::Plain, rgb(0xBCBEC4));
-    set(SyntaxClass::Keyword, rgb(0xCF8E6D));
-    set(SyntaxClass::Type, rgb(0x4EC9B0));
-    set(SyntaxClass::Qualifier, rgb(0xC77DBB));
-    set(SyntaxClass::Builtin, rgb(0x56A8F5));
-    set(SyntaxClass::Number, rgb(0x2AACB8));
-    set(SyntaxClass::String, rgb(0x6AAB73));
-    set(SyntaxClass::Comment, rgb(0x8A8E95));
-    set(SyntaxClass::Preprocessor, rgb(0xB3AE60));
-    set(SyntaxClass::Directive, rgb(0xCF8E6D));
-    set(SyntaxClass::Register, rgb(0xC77DBB));
-    set(SyntaxClass::Label, rgb(0xB3AE60));
-    set(SyntaxClass::Punctuation, rgb(0x9DA0A8));
+    t.m_palette = paletteOf(false);
     return t;
 }
 
 Theme Theme::light() {
     Theme t;
     t.m_light = true;
-    Palette& p = t.m_palette;
-    p.windowBg = rgb(0xE4E6EB);
-    p.panelBg = rgb(0xF7F8FA);
-    p.codeBg = rgb(0xFFFFFF);
-    p.gutterBg = rgb(0xF0F1F4);
-    p.border = rgb(0xC9CCD3);
-    p.headerBg = rgb(0xE6E8EC);
-    p.text = rgb(0x1F2023);
-    p.textDim = rgb(0x50535A);
-    p.textFaint = rgb(0x62656D);
-    p.accent = rgb(0x2A5FCF);
-    p.accentHover = rgb(0x3B72E0);
-    p.accentActive = rgb(0x2150B0);
-    p.ok = rgb(0x2B7A30);
-    p.warn = rgb(0x8A5A00);
-    p.error = rgb(0xC62A3A);
-    p.errorLineBg = rgb(0xC62A3A, 0x26);
-    p.warnLineBg = rgb(0xD4A020, 0x30);
-    p.searchHitBg = rgb(0x2A5FCF, 0x40);
-    p.currentLineBg = rgb(0x000000, 0x0A);
-    p.diffRemovedBg = rgb(0xC62A3A, 0x22);
-    p.diffAddedBg = rgb(0x2B7A30, 0x22);
-    p.diffFoldBg = rgb(0x2A5FCF, 0x14);
-    p.bestCellBg = rgb(0x2B7A30, 0x26);
-
-    auto set = [&](SyntaxClass c, ImU32 v) { p.syntax[static_cast<int>(c)] = v; };
-    set(SyntaxClass::Plain, rgb(0x1F2023));
-    set(SyntaxClass::Keyword, rgb(0x0033B3));
-    set(SyntaxClass::Type, rgb(0x00737A));
-    set(SyntaxClass::Qualifier, rgb(0x871094));
-    set(SyntaxClass::Builtin, rgb(0x1750EB));
-    set(SyntaxClass::Number, rgb(0x1750EB));
-    set(SyntaxClass::String, rgb(0x067D17));
-    set(SyntaxClass::Comment, rgb(0x646870));
-    set(SyntaxClass::Preprocessor, rgb(0x7A6500));
-    set(SyntaxClass::Directive, rgb(0x0033B3));
-    set(SyntaxClass::Register, rgb(0x871094));
-    set(SyntaxClass::Label, rgb(0x7A6500));
-    set(SyntaxClass::Punctuation, rgb(0x4A4D55));
+    t.m_palette = paletteOf(true);
     return t;
 }
 
@@ -153,59 +165,13 @@ void Theme::applyStyle() const {
 
     const Palette& p = m_palette;
     auto v = [](ImU32 c) { return toVec4(c); };
-    auto alpha = [](ImU32 c, float a) {
-        ImVec4 x = toVec4(c);
-        x.w = a;
-        return x;
-    };
     ImVec4* c = s.Colors;
-    c[ImGuiCol_Text] = v(p.text);
-    c[ImGuiCol_TextDisabled] = v(p.textFaint);
-    c[ImGuiCol_WindowBg] = v(p.panelBg);
-    c[ImGuiCol_ChildBg] = v(p.panelBg);
-    c[ImGuiCol_PopupBg] = v(p.panelBg);
-    c[ImGuiCol_Border] = v(p.border);
-    c[ImGuiCol_BorderShadow] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_FrameBg] = v(p.windowBg);
-    c[ImGuiCol_FrameBgHovered] = v(p.headerBg);
-    c[ImGuiCol_FrameBgActive] = v(p.headerBg);
-    c[ImGuiCol_TitleBg] = v(p.windowBg);
-    c[ImGuiCol_TitleBgActive] = v(p.windowBg);
-    c[ImGuiCol_TitleBgCollapsed] = v(p.windowBg);
-    c[ImGuiCol_MenuBarBg] = v(p.windowBg);
-    c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ScrollbarGrab] = v(p.border);
-    c[ImGuiCol_ScrollbarGrabHovered] = v(p.textFaint);
-    c[ImGuiCol_ScrollbarGrabActive] = v(p.textDim);
-    c[ImGuiCol_CheckMark] = v(p.accentHover);
-    c[ImGuiCol_SliderGrab] = v(p.accent);
-    c[ImGuiCol_SliderGrabActive] = v(p.accentHover);
-    c[ImGuiCol_Button] = v(p.headerBg);
-    c[ImGuiCol_ButtonHovered] = v(p.border);
-    c[ImGuiCol_ButtonActive] = v(p.accentActive);
-    c[ImGuiCol_Header] = alpha(p.accent, 0.30f);
-    c[ImGuiCol_HeaderHovered] = alpha(p.accent, 0.45f);
-    c[ImGuiCol_HeaderActive] = alpha(p.accent, 0.60f);
-    c[ImGuiCol_Separator] = v(p.border);
-    c[ImGuiCol_SeparatorHovered] = v(p.accent);
-    c[ImGuiCol_SeparatorActive] = v(p.accent);
-    c[ImGuiCol_ResizeGrip] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ResizeGripHovered] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_ResizeGripActive] = ImVec4(0, 0, 0, 0);
-    c[ImGuiCol_Tab] = v(p.panelBg);
-    c[ImGuiCol_TabHovered] = v(p.headerBg);
-    c[ImGuiCol_TabActive] = v(p.headerBg);
-    c[ImGuiCol_TabUnfocused] = v(p.panelBg);
-    c[ImGuiCol_TabUnfocusedActive] = v(p.headerBg);
-    c[ImGuiCol_PlotHistogram] = v(p.accent);
-    c[ImGuiCol_PlotHistogramHovered] = v(p.accentHover);
-    c[ImGuiCol_TableHeaderBg] = v(p.headerBg);
-    c[ImGuiCol_TableBorderStrong] = v(p.border);
-    c[ImGuiCol_TableBorderLight] = alpha(p.border, 0.6f);
-    c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
+    for (const StyleColour& sc : kStyleColours) {
+        ImVec4 colour = sc.colour ? v(p.*sc.colour) : ImVec4(0, 0, 0, 0);
+        if (sc.colour && sc.alpha >= 0) colour.w = sc.alpha;
+        c[sc.imgui] = colour;
+    }
     c[ImGuiCol_TableRowBgAlt] = m_light ? ImVec4(0, 0, 0, 0.03f) : ImVec4(1, 1, 1, 0.025f);
-    c[ImGuiCol_TextSelectedBg] = alpha(p.accent, 0.45f);
-    c[ImGuiCol_NavHighlight] = v(p.accent);
     c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, m_light ? 0.3f : 0.55f);
     if (m_light) {
         c[ImGuiCol_Button] = v(p.headerBg);

@@ -43,6 +43,13 @@ private:
         float defaultValue = 0;
         int index = -1;        // below_splits: which boundary (its vector may be empty until dragged)
     };
+    // place's parts (Body is defined in workspace_layout.cpp).
+    struct Body;
+    bool placeMaximised(const std::vector<std::unique_ptr<View>>& views, const Body& body);
+    void placeColumns(bool haveLeft, bool haveRight, Body& body);
+    void placeLeft(View* leftTop, View* leftFill, View* leftBottom, const Body& body);
+    void placeRight(const std::vector<std::unique_ptr<View>>& views, View* rightFill, View* rightBottom, const Body& body);
+    void placeCentre(const std::vector<std::unique_ptr<View>>& views, View* centre, const Body& body);
     void drawSplitters();
 
     WorkspaceSettings& m_settings;

@@ -39,6 +39,82 @@ std::string varyOf(const Template& tmpl, const std::string& param, const std::ve
     return text;
 }
 
+// The --gpu-target arches, checked: NVIDIA ones, compilable when CUBINs are asked for.
+std::vector<const Arch*> targetArches(const Context& ctx, const std::vector<std::string>& targets, bool cubin) {
+    if (targets.empty()) throw InputError("name the arches to generate for: --gpu-target sm_80,sm_90");
+    std::vector<const Arch*> arches;
+    for (const std::string& t : targets) {
+        const Arch* a = ctx.arches.findArch(t);
+        if (!a) throw InputError("--gpu-target: unknown arch '" + t + "' (see 'kx arches')");
+        if (a->vendor != Vendor::Nvidia) throw InputError("--gpu-target " + t + ": CUDA source needs an NVIDIA arch");
+        if (cubin && !a->compilable) throw InputError("--cubin: " + t + " is for analysis only, this NVRTC cannot compile for it");
+        arches.push_back(a);
+    }
+    return arches;
+}
+
+// Compiles the sweep's configs in parallel with progress on stderr, or (without CUBINs) only
+// checks and renders each one.
+void compileOrRender(Sweep& sweep, Compiler& compiler, bool cubin, const std::string& archName) {
+    if (!cubin) {
+        // Rendering only: cancelled before compiling, the sweep still checks and renders each config.
+        sweep.cancel();
+        sweep.run(compiler, nullptr);
+        return;
+    }
+    JobQueue worker(1);
+    std::atomic<bool> done{false};
+    worker.submit("compile", [&](Job&) {
+        sweep.run(compiler, nullptr);
+        done.store(true);
+    });
+    SweepProgress progress(false, "generate " + archName);
+    while (!done.load()) {
+        progress.update(sweep.counts());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    progress.update(sweep.counts(), true);
+}
+
+struct BatchCounts {
+    int written = 0, skipped = 0, failed = 0;
+};
+
+// Writes a config's source (and CUBIN) under dir and returns its entry of index.json; a config
+// that breaks constraints is listed as skipped, with no file.
+nlohmann::json writePoint(const SweepPoint& p, const Arch& arch, const fs::path& dir, const std::string& outputDir, bool cubin,
+                          BatchCounts& counts) {
+    nlohmann::json entry = {{"arch", arch.name}, {"name", p.name}, {"config", p.config.values}};
+    if (p.status == PointStatus::Pruned && !p.violations.empty()) {
+        entry["status"] = "skipped";
+        entry["reason"] = p.reason;
+        ++counts.skipped;
+        return entry;
+    }
+    const fs::path source = dir / (p.name + ".cu");
+    writeFile(source, p.source);
+    ++counts.written;
+    entry["source"] = fs::relative(source, outputDir).string();
+    entry["status"] = "written";
+    if (!cubin) return entry;
+    if (p.compiled && p.compiled->ok && !p.compiled->cubin.empty()) {
+        const fs::path file = dir / (p.name + ".cubin");
+        writeFile(file, p.compiled->cubin);
+        entry["cubin"] = fs::relative(file, outputDir).string();
+        if (p.resources)
+            entry["resources"] = {{"registers", p.resources->registers}, {"spill_bytes", p.resources->spillBytes()},
+                                  {"static_smem_bytes", p.resources->staticSmemBytes},
+                                  {"dynamic_smem_bytes", p.resources->dynamicSmemBytes},
+                                  {"threads_per_block", p.resources->threadsPerBlock}};
+        if (p.resources && p.resources->spillBytes() > 0) entry["reason"] = p.reason;
+    } else {
+        entry["status"] = "compile_failed";
+        entry["reason"] = p.reason;
+        ++counts.failed;
+    }
+    return entry;
+}
+
 }  // namespace
 
 int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBatchArgs& batch) {
@@ -49,15 +125,7 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
     if (!args.lang.empty() && args.lang != "cuda") throw InputError("batch generation writes CUDA (--lang cuda)");
     std::vector<std::string> targets = batch.gpuTargets;
     if (targets.empty() && !args.variant.arch.empty()) targets.push_back(args.variant.arch);
-    if (targets.empty()) throw InputError("name the arches to generate for: --gpu-target sm_80,sm_90");
-    std::vector<const Arch*> arches;
-    for (const std::string& t : targets) {
-        const Arch* a = ctx.arches.findArch(t);
-        if (!a) throw InputError("--gpu-target: unknown arch '" + t + "' (see 'kx arches')");
-        if (a->vendor != Vendor::Nvidia) throw InputError("--gpu-target " + t + ": CUDA source needs an NVIDIA arch");
-        if (batch.cubin && !a->compilable) throw InputError("--cubin: " + t + " is for analysis only, this NVRTC cannot compile for it");
-        arches.push_back(a);
-    }
+    const std::vector<const Arch*> arches = targetArches(ctx, targets, batch.cubin);
     const Config base = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
     std::vector<std::string> varies = batch.variants;
     if (!batch.datatypes.empty()) varies.push_back(varyOf(*tmpl, "dtype", batch.datatypes, "--datatype"));
@@ -66,7 +134,7 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
 
     nlohmann::json index = {{"template", tmpl->id()}, {"compiler", batch.cubin ? nvrtcVersionString() : ""}, {"targets", targets}};
     index["files"] = nlohmann::json::array();
-    int written = 0, skipped = 0, failed = 0;
+    BatchCounts counts;
     Compiler compiler(cacheRoot() / "nvrtc");
     for (const Arch* arch : arches) {
         std::vector<Config> bases = {base};
@@ -82,61 +150,13 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
         options.compileThreads = batch.jobs;
         options.maxSpillBytes = -1;  // spilling code is still code: generate it, report the spills
         Sweep sweep(tmpl, *arch, configs, options);
-        if (batch.cubin) {
-            JobQueue worker(1);
-            std::atomic<bool> done{false};
-            worker.submit("compile", [&](Job&) {
-                sweep.run(compiler, nullptr);
-                done.store(true);
-            });
-            SweepProgress progress(false, "generate " + arch->name);
-            while (!done.load()) {
-                progress.update(sweep.counts());
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            }
-            progress.update(sweep.counts(), true);
-        } else {
-            // Rendering only: cancelled before compiling, the sweep still checks and renders each config.
-            sweep.cancel();
-            sweep.run(compiler, nullptr);
-        }
-        for (const SweepPoint& p : sweep.points()) {
-            nlohmann::json entry = {{"arch", arch->name}, {"name", p.name}, {"config", p.config.values}};
-            if (p.status == PointStatus::Pruned && !p.violations.empty()) {
-                entry["status"] = "skipped";
-                entry["reason"] = p.reason;
-                ++skipped;
-                index["files"].push_back(std::move(entry));
-                continue;
-            }
-            const fs::path source = dir / (p.name + ".cu");
-            writeFile(source, p.source);
-            ++written;
-            entry["source"] = fs::relative(source, args.outputDir).string();
-            entry["status"] = "written";
-            if (batch.cubin) {
-                if (p.compiled && p.compiled->ok && !p.compiled->cubin.empty()) {
-                    const fs::path cubin = dir / (p.name + ".cubin");
-                    writeFile(cubin, p.compiled->cubin);
-                    entry["cubin"] = fs::relative(cubin, args.outputDir).string();
-                    if (p.resources)
-                        entry["resources"] = {{"registers", p.resources->registers}, {"spill_bytes", p.resources->spillBytes()},
-                                              {"static_smem_bytes", p.resources->staticSmemBytes},
-                                              {"dynamic_smem_bytes", p.resources->dynamicSmemBytes},
-                                              {"threads_per_block", p.resources->threadsPerBlock}};
-                    if (p.resources && p.resources->spillBytes() > 0) entry["reason"] = p.reason;
-                } else {
-                    entry["status"] = "compile_failed";
-                    entry["reason"] = p.reason;
-                    ++failed;
-                }
-            }
-            index["files"].push_back(std::move(entry));
-        }
+        compileOrRender(sweep, compiler, batch.cubin, arch->name);
+        for (const SweepPoint& p : sweep.points()) index["files"].push_back(writePoint(p, *arch, dir, args.outputDir, batch.cubin, counts));
     }
     const fs::path indexFile = fs::path(args.outputDir) / "index.json";
     writeFile(indexFile, index.dump(2) + "\n");
     flushStandardOutput();
+    const int written = counts.written, skipped = counts.skipped, failed = counts.failed;
     fmt::print("wrote {} source{}{} for {} ({} arch{}) in {}; {} config{} skipped for breaking constraints{}; index: {}\n", written,
                written == 1 ? "" : "s", batch.cubin ? fmt::format(" and {} cubin{}", written - failed, written - failed == 1 ? "" : "s") : "",
                tmpl->id(), arches.size(), arches.size() == 1 ? "" : "es", args.outputDir, skipped, skipped == 1 ? "" : "s",

@@ -229,84 +229,89 @@ void SweepProgress::update(const SweepCounts& c, bool final) {
         std::cerr << fmt::format("kx: {} {}  after {}, ETA {}\n", m_what, counts, durationText(elapsed), durationText(eta));
 }
 
-int sweep(const Context& ctx, const SweepArgs& args) {
-    auto tmpl = ctx.templates.find(args.variant.templateId);
-    if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
-    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
-    if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
-    if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
+// [SECTION] The sweep command's steps
 
-    // The GPUs, unless only compiling (or only writing a Slurm job).
-    RunnerPool runners;
-    std::vector<int> devices;
-    nlohmann::json gpus = nlohmann::json::array();
+namespace {
+
+using SignalHandler = decltype(SIG_DFL);
+
+// The GPUs, unless only compiling (or only writing a Slurm job); `gpus` is also filled for
+// --arch native, which names the first GPU's arch.
+void findGpus(const SweepArgs& args, RunnerPool& runners, nlohmann::json& gpus, std::vector<int>& devices) {
     const bool wantsGpu = !args.compileOnly && args.emitSlurm.empty();
-    if (wantsGpu || args.variant.arch == "native") {
-        std::string why;
-        gpus = gpuList(runners.forDevice(0), &why);
-        if (gpus.empty() && wantsGpu) {
-            if (args.autotune > 0) throw InputError("--autotune needs an NVIDIA GPU: " + why);
-            std::cerr << "kx: cannot run (" << why << "): compiling only; occupancy and roofline figures are predicted\n";
-        } else if (wantsGpu) {
-            devices = parseDevices(args.devices, static_cast<int>(gpus.size()));
-        }
+    if (!wantsGpu && args.variant.arch != "native") return;
+    std::string why;
+    gpus = gpuList(runners.forDevice(0), &why);
+    if (gpus.empty() && wantsGpu) {
+        if (args.autotune > 0) throw InputError("--autotune needs an NVIDIA GPU: " + why);
+        std::cerr << "kx: cannot run (" << why << "): compiling only; occupancy and roofline figures are predicted\n";
+    } else if (wantsGpu) {
+        devices = parseDevices(args.devices, static_cast<int>(gpus.size()));
     }
+}
+
+// The arch swept for (the first GPU's with --arch native), and the base config for it.
+const Arch& sweptArch(const Context& ctx, const SweepArgs& args, const Template& tmpl, const nlohmann::json& gpus,
+                      const std::vector<int>& devices, Config& base) {
     std::string archName = args.variant.arch;
     if (archName == "native") {
         if (gpus.empty()) throw InputError("--arch native needs an NVIDIA GPU: name the arch, e.g. --arch sm_90");
         archName = gpus[static_cast<std::size_t>(devices.empty() ? 0 : devices.front())].value("arch", "");
     }
-    const Config base = variantConfig(*tmpl, args.variant, archName);
+    base = variantConfig(tmpl, args.variant, archName);
     const Arch* arch = nullptr;
     if (args.variant.arch == "native") {
-        arch = archForDevice(ctx.arches, archName, *tmpl, base);
+        arch = archForDevice(ctx.arches, archName, tmpl, base);
     } else {
         arch = ctx.arches.findArch(archName);
     }
     if (!arch) throw InputError("unknown arch '" + archName + "' (see 'kx arches')");
+    return *arch;
+}
 
-    // The space.
+// The space's bases: a preselected set and a config list, else the base config alone.
+std::vector<Config> spaceBases(const SweepArgs& args, const Template& tmpl, const Config& base, const Arch& arch) {
     std::vector<Config> bases;
     if (!args.preselected.empty()) {
-        const auto sets = loadPreselected(*tmpl);
-        for (Config& c : preselectedConfigs(findPreselected(sets, *tmpl, args.preselected, arch->name), base)) bases.push_back(std::move(c));
+        const auto sets = loadPreselected(tmpl);
+        for (Config& c : preselectedConfigs(findPreselected(sets, tmpl, args.preselected, arch.name), base)) bases.push_back(std::move(c));
     }
     if (!args.configsFile.empty())
-        for (Config& c : readConfigList(*tmpl, base, args.configsFile)) bases.push_back(std::move(c));
+        for (Config& c : readConfigList(tmpl, base, args.configsFile)) bases.push_back(std::move(c));
     if (bases.empty()) bases.push_back(base);
-    const SweepSpace space = makeSpace(*tmpl, bases, args.varies);
-    std::vector<Config> configs;
-    if (args.validOnly) {
-        // Constraints before the draw: N valid configs, and a line saying how many were left out.
-        std::vector<Config> valid;
-        const std::vector<Config> all = spaceConfigs(space);
-        for (const Config& c : all)
-            if (tmpl->validate(c, *arch).empty()) valid.push_back(c);
-        std::cerr << fmt::format("kx: --valid-only: {} of the space's {} configs break constraints and are left out\n", all.size() - valid.size(),
-                                 all.size());
-        configs = sampleConfigs(std::move(valid), args.sample, args.seed);
-    } else {
-        configs = spaceConfigs(space, args.sample, args.seed);
-    }
-    const std::string uid = args.sweepId.empty() ? newSweepUid() : args.sweepId;
-    const std::string name = args.name.empty() ? fmt::format("{} on {}", tmpl->id(), arch->name) : args.name;
+    return bases;
+}
 
-    if (!args.emitSlurm.empty()) {
-        SlurmJob job;
-        job.dir = args.emitSlurm;
-        job.shards = args.shards;
-        job.kxPath = selfPath();
-        job.sweepArgs = shardArgs(args, args.variant.arch, uid, name);
-        job.timeLimit = args.slurmTime;
-        const auto files = writeSlurmJob(job, configs);
-        fmt::print("wrote {} ({} configs in {} shard{})\n", files.front().string(), configs.size(), files.size() - 1,
-                   files.size() == 2 ? "" : "s");
-        for (std::size_t i = 1; i < files.size(); ++i) fmt::print("  {}\n", files[i].string());
-        fmt::print("submit: sbatch {}\nthen:   kx session merge sweep.kxs {}/shard_*.kxs\n", files.front().string(),
-                   (fs::path(args.emitSlurm) / "sessions").string());
-        return 0;
-    }
+// The configs swept: the space, or a draw from it.
+std::vector<Config> sweptConfigs(const SweepArgs& args, const Template& tmpl, const Arch& arch, const SweepSpace& space) {
+    if (!args.validOnly) return spaceConfigs(space, args.sample, args.seed);
+    // Constraints before the draw: N valid configs, and a line saying how many were left out.
+    std::vector<Config> valid;
+    const std::vector<Config> all = spaceConfigs(space);
+    for (const Config& c : all)
+        if (tmpl.validate(c, arch).empty()) valid.push_back(c);
+    std::cerr << fmt::format("kx: --valid-only: {} of the space's {} configs break constraints and are left out\n", all.size() - valid.size(),
+                             all.size());
+    return sampleConfigs(std::move(valid), args.sample, args.seed);
+}
 
+int emitSlurm(const SweepArgs& args, const std::string& uid, const std::string& name, const std::vector<Config>& configs) {
+    SlurmJob job;
+    job.dir = args.emitSlurm;
+    job.shards = args.shards;
+    job.kxPath = selfPath();
+    job.sweepArgs = shardArgs(args, args.variant.arch, uid, name);
+    job.timeLimit = args.slurmTime;
+    const auto files = writeSlurmJob(job, configs);
+    fmt::print("wrote {} ({} configs in {} shard{})\n", files.front().string(), configs.size(), files.size() - 1,
+               files.size() == 2 ? "" : "s");
+    for (std::size_t i = 1; i < files.size(); ++i) fmt::print("  {}\n", files[i].string());
+    fmt::print("submit: sbatch {}\nthen:   kx session merge sweep.kxs {}/shard_*.kxs\n", files.front().string(),
+               (fs::path(args.emitSlurm) / "sessions").string());
+    return 0;
+}
+
+SweepOptions sweepOptions(const Context& ctx, const SweepArgs& args, const SizeMap& sizes, const std::vector<int>& devices, const Arch& arch) {
     SweepOptions options;
     options.sizes = sizes;
     options.compileThreads = args.jobs;
@@ -322,8 +327,120 @@ int sweep(const Context& ctx, const SweepArgs& args) {
         if (!d) throw InputError("unknown device '" + args.rooflineDevice + "' for --roofline-device (see assets/devices/)");
         options.rooflineDevice = *d;
     } else {
-        options.rooflineDevice = rooflineDeviceFor(ctx.arches, *arch);
+        options.rooflineDevice = rooflineDeviceFor(ctx.arches, arch);
     }
+    return options;
+}
+
+// Runs the sweep on a worker while this thread records what finishes in the session (when there
+// is one) and draws the progress; Ctrl-C cancels it. Returns why the session could not be
+// written ("" when it could), which also stops the sweep.
+std::string runWithProgress(Sweep& sweep, Compiler& compiler, RunnerPool* runners, SessionStore* store, std::int64_t sweepId,
+                            const std::string& archName, bool json) {
+    JobQueue worker(1);
+    std::atomic<bool> finished{false};
+    worker.submit("sweep", [&](Job&) {
+        try {
+            sweep.run(compiler, runners);
+        } catch (...) {
+        }
+        finished.store(true);
+    });
+    SweepProgress progress(json && !::isatty(STDERR_FILENO), "sweep");
+    std::string recordError;
+    auto record = [&] {
+        for (const SweepPoint& p : sweep.takeFinished()) {
+            if (!store || !recordError.empty()) continue;
+            try {
+                recordSweepPoint(*store, sweepId, archName, p);
+            } catch (const std::exception& e) {
+                recordError = e.what();  // keep sweeping; say so at the end
+                sweep.cancel();
+            }
+        }
+    };
+    while (!finished.load()) {
+        if (g_interrupted.load() && !sweep.cancelled()) {
+            sweep.cancel();
+            std::cerr << "\nkx: stopping: the compiles and runs under way finish, the rest is marked not reached\n";
+        }
+        record();
+        progress.update(sweep.counts());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    record();
+    progress.update(sweep.counts(), true);
+    return recordError;
+}
+
+// Autotune: the fastest k again, several interleaved rounds with more repetitions, on one GPU;
+// the winner becomes a preset when there is a session. Returns the candidates as JSON.
+nlohmann::json autotuneTop(const SweepArgs& args, const Template& tmpl, const Arch& arch, const SizeMap& sizes,
+                           const std::vector<SweepPoint>& points, const RunOptions& run, int device, RunnerPool& runners,
+                           SessionStore* store, SignalHandler previous) {
+    RunOptions more = run;
+    more.device = device;
+    more.reps = args.autotuneReps;
+    more.baseline = false;
+    RunnerClient& runner = runners.forDevice(device);
+    std::signal(SIGINT, onInterrupt);
+    const AutotuneResult tuned = autotune(
+        points, args.autotune, args.autotuneRounds,
+        [&](const SweepPoint& p) { return runVariant(runner, tmpl, p.config, arch, sizes, *p.compiled, more); },
+        [] { return g_interrupted.load(); });
+    std::signal(SIGINT, previous);
+    nlohmann::json out = nlohmann::json::array();
+    if (!args.json) fmt::print(stderr, "kx: autotune: top {} re-timed in {} rounds of {} repetitions on GPU {}\n", tuned.candidates.size(),
+                               args.autotuneRounds, args.autotuneReps, device);
+    for (const AutotuneCandidate& c : tuned.candidates) {
+        out.push_back({{"name", c.name}, {"sweep_ms", c.sweepMs}, {"round_ms", c.roundMs}, {"median_ms", c.medianMs},
+                       {"min_ms", c.minMs}, {"max_ms", c.maxMs}, {"spread_pct", c.spreadPct}, {"error", c.error}});
+        if (!args.json) {
+            if (c.error.empty())
+                fmt::print(stderr, "  {:<48} {:.4f} ms median of {} rounds (min {:.4f}, max {:.4f}, spread {:.1f}%)\n", c.name, c.medianMs,
+                           c.roundMs.size(), c.minMs, c.maxMs, c.spreadPct);
+            else
+                fmt::print(stderr, "  {:<48} {}\n", c.name, c.error);
+        }
+    }
+    if (tuned.winner >= 0) {
+        const AutotuneCandidate& w = tuned.candidates[static_cast<std::size_t>(tuned.winner)];
+        const SweepPoint& p = points[w.pointIndex];
+        const std::string preset = args.presetName.empty() ? fmt::format("best {} {}", tmpl.id(), arch.name) : args.presetName;
+        if (store)
+            store->setPreset(preset, arch.name, p.config,
+                             fmt::format("autotune winner: {:.4f} ms median of {} rounds (spread {:.1f}%) at {}", w.medianMs,
+                                         w.roundMs.size(), w.spreadPct, nlohmann::json(sizes).dump()));
+        if (!args.json)
+            fmt::print(stderr, "kx: winner {}{}\n  for preselected.xml: {}\n", p.name,
+                       store ? " (kept in the session as preset '" + preset + "')" : "", preselectedConfigXml(tmpl, p.config));
+    }
+    return out;
+}
+
+}  // namespace
+
+int sweep(const Context& ctx, const SweepArgs& args) {
+    auto tmpl = ctx.templates.find(args.variant.templateId);
+    if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
+    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
+    if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
+
+    RunnerPool runners;
+    std::vector<int> devices;
+    nlohmann::json gpus = nlohmann::json::array();
+    findGpus(args, runners, gpus, devices);
+    Config base;
+    const Arch* arch = &sweptArch(ctx, args, *tmpl, gpus, devices, base);
+
+    const SweepSpace space = makeSpace(*tmpl, spaceBases(args, *tmpl, base, *arch), args.varies);
+    std::vector<Config> configs = sweptConfigs(args, *tmpl, *arch, space);
+    const std::string uid = args.sweepId.empty() ? newSweepUid() : args.sweepId;
+    const std::string name = args.name.empty() ? fmt::format("{} on {}", tmpl->id(), arch->name) : args.name;
+    if (!args.emitSlurm.empty()) return emitSlurm(args, uid, name, configs);
+
+    const SweepOptions options = sweepOptions(ctx, args, sizes, devices, *arch);
     Sweep sweep(tmpl, *arch, configs, options);
 
     // The session, checked before anything is compiled.
@@ -347,90 +464,19 @@ int sweep(const Context& ctx, const SweepArgs& args) {
                                  tmpl->id(), arch->name, space.size(),
                                  devices.empty() ? ", compile only" : fmt::format(" on {} GPU{}", devices.size(), devices.size() == 1 ? "" : "s"));
 
-    // The sweep runs on a worker; this thread records what finishes and draws the progress.
     Compiler compiler(cacheRoot() / "nvrtc");
     g_interrupted.store(false);
-    const auto previous = std::signal(SIGINT, onInterrupt);
-    JobQueue worker(1);
-    std::atomic<bool> finished{false};
-    worker.submit("sweep", [&](Job&) {
-        try {
-            sweep.run(compiler, devices.empty() ? nullptr : &runners);
-        } catch (...) {
-        }
-        finished.store(true);
-    });
-    SweepProgress progress(args.json && !::isatty(STDERR_FILENO), "sweep");
-    std::string recordError;
-    auto record = [&] {
-        for (const SweepPoint& p : sweep.takeFinished()) {
-            if (!store || !recordError.empty()) continue;
-            try {
-                recordSweepPoint(*store, sweepId, arch->name, p);
-            } catch (const std::exception& e) {
-                recordError = e.what();  // keep sweeping; say so at the end
-                sweep.cancel();
-            }
-        }
-    };
-    while (!finished.load()) {
-        if (g_interrupted.load() && !sweep.cancelled()) {
-            sweep.cancel();
-            std::cerr << "\nkx: stopping: the compiles and runs under way finish, the rest is marked not reached\n";
-        }
-        record();
-        progress.update(sweep.counts());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    record();
-    progress.update(sweep.counts(), true);
+    const SignalHandler previous = std::signal(SIGINT, onInterrupt);
+    const std::string recordError = runWithProgress(sweep, compiler, devices.empty() ? nullptr : &runners, store ? &*store : nullptr, sweepId,
+                                                    arch->name, args.json);
     std::signal(SIGINT, previous);
     const bool stopped = sweep.cancelled();
     if (store && recordError.empty()) store->setSweepState(sweepId, stopped ? "stopped" : "finished");
 
     std::vector<SweepPoint> points = sweep.points();
-
-    // Autotune: the fastest k again, several interleaved rounds with more repetitions, on one GPU.
     nlohmann::json autotuneJson = nullptr;
-    if (args.autotune > 0 && !stopped) {
-        RunOptions more = options.run;
-        more.device = devices.front();
-        more.reps = args.autotuneReps;
-        more.baseline = false;
-        RunnerClient& runner = runners.forDevice(devices.front());
-        std::signal(SIGINT, onInterrupt);
-        const AutotuneResult tuned = autotune(
-            points, args.autotune, args.autotuneRounds,
-            [&](const SweepPoint& p) { return runVariant(runner, *tmpl, p.config, *arch, sizes, *p.compiled, more); },
-            [] { return g_interrupted.load(); });
-        std::signal(SIGINT, previous);
-        autotuneJson = nlohmann::json::array();
-        if (!args.json) fmt::print(stderr, "kx: autotune: top {} re-timed in {} rounds of {} repetitions on GPU {}\n", tuned.candidates.size(),
-                                   args.autotuneRounds, args.autotuneReps, devices.front());
-        for (const AutotuneCandidate& c : tuned.candidates) {
-            autotuneJson.push_back({{"name", c.name}, {"sweep_ms", c.sweepMs}, {"round_ms", c.roundMs}, {"median_ms", c.medianMs},
-                                    {"min_ms", c.minMs}, {"max_ms", c.maxMs}, {"spread_pct", c.spreadPct}, {"error", c.error}});
-            if (!args.json) {
-                if (c.error.empty())
-                    fmt::print(stderr, "  {:<48} {:.4f} ms median of {} rounds (min {:.4f}, max {:.4f}, spread {:.1f}%)\n", c.name, c.medianMs,
-                               c.roundMs.size(), c.minMs, c.maxMs, c.spreadPct);
-                else
-                    fmt::print(stderr, "  {:<48} {}\n", c.name, c.error);
-            }
-        }
-        if (tuned.winner >= 0) {
-            const AutotuneCandidate& w = tuned.candidates[static_cast<std::size_t>(tuned.winner)];
-            const SweepPoint& p = points[w.pointIndex];
-            const std::string preset = args.presetName.empty() ? fmt::format("best {} {}", tmpl->id(), arch->name) : args.presetName;
-            if (store)
-                store->setPreset(preset, arch->name, p.config,
-                                 fmt::format("autotune winner: {:.4f} ms median of {} rounds (spread {:.1f}%) at {}", w.medianMs,
-                                             w.roundMs.size(), w.spreadPct, nlohmann::json(sizes).dump()));
-            if (!args.json)
-                fmt::print(stderr, "kx: winner {}{}\n  for preselected.xml: {}\n", p.name,
-                           store ? " (kept in the session as preset '" + preset + "')" : "", preselectedConfigXml(*tmpl, p.config));
-        }
-    }
+    if (args.autotune > 0 && !stopped)
+        autotuneJson = autotuneTop(args, *tmpl, *arch, sizes, points, options.run, devices.front(), runners, store ? &*store : nullptr, previous);
 
     if (args.json) {
         nlohmann::json out = {{"sweep", {{"uid", uid}, {"name", name}, {"template", tmpl->id()}, {"arch", arch->name},

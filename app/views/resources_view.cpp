@@ -53,10 +53,86 @@ void meter(const Theme& theme, float fraction, const std::string& caption) {
     ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", caption.c_str());
 }
 
+// Where a compile stands, for the line shown instead of a kernel's figures.
+struct CompileStatus {
+    CompilePhase phase;
+    bool haveResult;      // a result to show, current or not
+    bool failedNow;       // the current result failed
+    std::size_t errors;   // its diagnostics
+    bool assembling;      // PTX ready, ptxas still at work (NVIDIA only)
+    bool noKernels;       // the result lists no kernel
+    const char* waiting;  // "Waiting for the first compile…"
+    const char* none;     // why no kernel is listed
+};
+
+// The status of a compile result (engine::CompileResult or HipCompileResult; null while none).
+template <class Result>
+CompileStatus statusOf(CompilePhase phase, const Result* r, bool current, const char* waiting, const char* none) {
+    return {phase, r != nullptr, r != nullptr && current && !r->ok, r != nullptr ? r->diagnostics.size() : 0, false,
+            r != nullptr && r->kernels.empty(), waiting, none};
+}
+
+// The line that stands where a kernel's figures would; false (nothing drawn) when there is a
+// kernel to show.
+bool drawCompileStatus(const Theme& theme, const std::string& skipReason, const CompileStatus& s) {
+    const Palette& pal = theme.palette();
+    if (s.phase == CompilePhase::Skipped) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "No resources: %s.", skipReason.c_str());
+        ImGui::PopTextWrapPos();
+    } else if (!s.haveResult) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", s.waiting);
+    } else if (s.failedNow) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.", s.errors, s.errors == 1 ? "" : "s");
+        ImGui::PopTextWrapPos();
+    } else if (s.assembling) {
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "PTX is ready; ptxas is assembling it for the report\u2026");
+    } else if (s.noKernels) {
+        ImGui::TextColored(Theme::toVec4(pal.warn), "%s", s.none);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// A multi-kernel result's kernel picker; index is kept in range.
+template <class Kernel>
+void kernelPicker(const char* id, const std::vector<Kernel>& kernels, int& index) {
+    index = std::clamp(index, 0, static_cast<int>(kernels.size()) - 1);
+    if (kernels.size() <= 1) return;
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::BeginCombo(id, kernels[static_cast<std::size_t>(index)].function.c_str())) {
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            if (ImGui::Selectable(kernels[i].function.c_str(), static_cast<int>(i) == index)) index = static_cast<int>(i);
+        ImGui::EndCombo();
+    }
+}
+
 }  // namespace
 
-void ResourcesView::drawContent() {
+template <class Result>
+void ResourcesView::drawCompiler(const char* id, const char* compiler, const std::string& version, bool found, const Result* r,
+                                 bool current) const {
     const Palette& pal = theme().palette();
+    ImGui::Spacing();
+    sectionHeader("Compiler");
+    if (!beginProps(id)) return;
+    prop(theme(), compiler, version, found ? pal.text : pal.warn, false);
+    if (r != nullptr && r->ok) {
+        const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
+        prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !current);
+    }
+    ImGui::EndTable();
+}
+
+void ResourcesView::drawKernelName(const std::string& function) const {
+    ImGui::TextColored(Theme::toVec4(theme().palette().textFaint), "%s", function.c_str());
+    helpTooltip(function);
+    ImGui::Spacing();
+}
+
+void ResourcesView::drawContent() {
     if (model().compilesHip()) {
         drawHip();
         return;
@@ -64,48 +140,16 @@ void ResourcesView::drawContent() {
     const engine::CompileResult* r = model().compileResult();
     const CompilePhase phase = model().phase();
 
-    if (phase == CompilePhase::Skipped) {
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "No resources: %s.", model().skipReason().c_str());
-        ImGui::PopTextWrapPos();
-    } else if (r == nullptr) {
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "Waiting for the first compile\u2026");
-    } else if (model().resultIsCurrent() && !r->ok) {
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.",
-                           r->diagnostics.size(), r->diagnostics.size() == 1 ? "" : "s");
-        ImGui::PopTextWrapPos();
-    } else if (r->ok && !r->assembled) {
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "PTX is ready; ptxas is assembling it for the report\u2026");
-    } else if (r->kernels.empty()) {
-        ImGui::TextColored(Theme::toVec4(pal.warn), "The ptxas report listed no kernel.");
-    } else {
-        const bool dimmed = !model().resultIsCurrent();
-        m_kernelIndex = std::clamp(m_kernelIndex, 0, static_cast<int>(r->kernels.size()) - 1);
-        if (r->kernels.size() > 1) {
-            ImGui::SetNextItemWidth(-FLT_MIN);
-            if (ImGui::BeginCombo("##kernel", r->kernels[static_cast<std::size_t>(m_kernelIndex)].function.c_str())) {
-                for (std::size_t i = 0; i < r->kernels.size(); ++i) {
-                    if (ImGui::Selectable(r->kernels[i].function.c_str(), static_cast<int>(i) == m_kernelIndex))
-                        m_kernelIndex = static_cast<int>(i);
-                }
-                ImGui::EndCombo();
-            }
-        }
-        drawKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], dimmed);
+    CompileStatus status =
+        statusOf(phase, r, model().resultIsCurrent(), "Waiting for the first compile\u2026", "The ptxas report listed no kernel.");
+    status.assembling = r != nullptr && r->ok && !r->assembled;
+    if (!drawCompileStatus(theme(), model().skipReason(), status)) {
+        kernelPicker("##kernel", r->kernels, m_kernelIndex);
+        drawKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().resultIsCurrent());
     }
 
     // Compiler facts are useful even when nothing compiled.
-    ImGui::Spacing();
-    sectionHeader("Compiler");
-    if (beginProps("##compiler")) {
-        prop(theme(), "NVRTC", model().compilerVersion(), pal.text, false);
-        if (r != nullptr && r->ok) {
-            const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
-            prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !model().resultIsCurrent());
-        }
-        ImGui::EndTable();
-    }
+    drawCompiler("##compiler", "NVRTC", model().compilerVersion(), true, r, model().resultIsCurrent());
 }
 
 void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
@@ -113,9 +157,7 @@ void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
     const engine::Arch* arch = model().currentArch();
     const auto& launch = model().launch();
 
-    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
-    helpTooltip(k.function);
-    ImGui::Spacing();
+    drawKernelName(k.function);
 
     sectionHeader("Per thread");
     if (beginProps("##thread")) {
@@ -162,51 +204,22 @@ void ResourcesView::drawHip() {
     ImGui::Spacing();
     const engine::HipCompileResult* r = model().hipResult();
     const CompilePhase phase = model().phase();
-    if (phase == CompilePhase::Skipped) {
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "No resources: %s.", model().skipReason().c_str());
-        ImGui::PopTextWrapPos();
-    } else if (r == nullptr) {
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "Waiting for the first HIP compile\u2026");
-    } else if (model().hipResultIsCurrent() && !r->ok) {
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(Theme::toVec4(pal.error), "Compile failed: %zu error%s. See the Log tab.", r->diagnostics.size(),
-                           r->diagnostics.size() == 1 ? "" : "s");
-        ImGui::PopTextWrapPos();
-    } else if (r->kernels.empty()) {
-        ImGui::TextColored(Theme::toVec4(pal.warn), "The code object lists no kernel.");
-    } else {
-        m_kernelIndex = std::clamp(m_kernelIndex, 0, static_cast<int>(r->kernels.size()) - 1);
-        if (r->kernels.size() > 1) {
-            ImGui::SetNextItemWidth(-FLT_MIN);
-            if (ImGui::BeginCombo("##amdkernel", r->kernels[static_cast<std::size_t>(m_kernelIndex)].function.c_str())) {
-                for (std::size_t i = 0; i < r->kernels.size(); ++i)
-                    if (ImGui::Selectable(r->kernels[i].function.c_str(), static_cast<int>(i) == m_kernelIndex)) m_kernelIndex = static_cast<int>(i);
-                ImGui::EndCombo();
-            }
-        }
+    const CompileStatus status =
+        statusOf(phase, r, model().hipResultIsCurrent(), "Waiting for the first HIP compile\u2026", "The code object lists no kernel.");
+    if (!drawCompileStatus(theme(), model().skipReason(), status)) {
+        kernelPicker("##amdkernel", r->kernels, m_kernelIndex);
         drawAmdKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().hipResultIsCurrent());
     }
-    ImGui::Spacing();
-    sectionHeader("Compiler");
-    if (beginProps("##hipcompiler")) {
-        prop(theme(), "HIP (AMD)", model().hipCompilerVersion().empty() ? std::string("clang 19 not found") : model().hipCompilerVersion(),
-             model().hipCompilerVersion().empty() ? pal.warn : pal.text, false);
-        if (r != nullptr && r->ok) {
-            const std::string t = r->fromCache ? std::string("cached") : fmt::format("{:.0f} ms", r->compileMs);
-            prop(theme(), "Compile time", t, r->fromCache ? pal.ok : pal.text, !model().hipResultIsCurrent());
-        }
-        ImGui::EndTable();
-    }
+    const std::string& version = model().hipCompilerVersion();
+    drawCompiler("##hipcompiler", "HIP (AMD)", version.empty() ? std::string("clang 19 not found") : version, !version.empty(), r,
+                 model().hipResultIsCurrent());
 }
 
 void ResourcesView::drawAmdKernel(const engine::AmdKernelResources& k, bool dimmed) {
     const Palette& pal = theme().palette();
     const engine::Arch* arch = model().currentArch();
     const auto& launch = model().launch();
-    ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", k.function.c_str());
-    helpTooltip(k.function);
-    ImGui::Spacing();
+    drawKernelName(k.function);
 
     sectionHeader("Per lane (thread)");
     if (beginProps("##lane")) {

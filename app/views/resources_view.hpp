@@ -24,6 +24,12 @@ private:
     // AMD arches: clang's HIP compile (VGPRs, AGPRs, SGPRs, LDS, scratch, occupancy).
     void drawHip();
     void drawAmdKernel(const engine::AmdKernelResources& k, bool dimmed);
+    // The section under either result (defined in resources_view.cpp): the compiler's name and
+    // version (in the warning colour when not found), and the result's compile time.
+    template <class Result>
+    void drawCompiler(const char* id, const char* compiler, const std::string& version, bool found, const Result* r, bool current) const;
+    // The kernel's (mangled) name, whole on hover.
+    void drawKernelName(const std::string& function) const;
     int m_kernelIndex = 0;  // which kernel of a multi-kernel result
 };
 

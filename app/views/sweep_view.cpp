@@ -169,11 +169,8 @@ void SweepView::drawProgress() {
 
 // [SECTION] Heatmap of two varied parameters
 
-void SweepView::drawHeatmap(float width, float height) {
-    ImGui::BeginChild("##heat", ImVec2(width, height), false);
-    const HeatMap& h = m_sweeps.heatmap();
-    const auto& points = m_sweeps.points();
-    // Axis and colour pickers: the varied parameters and the metrics that have values.
+// Axis and colour pickers: the varied parameters and the metrics that have values.
+void SweepView::drawHeatmapPickers() {
     std::vector<std::string> params;
     if (const Template* t = model().currentTemplate())
         for (const ParamSpec& p : t->manifest().params)
@@ -198,6 +195,48 @@ void SweepView::drawHeatmap(float width, float height) {
         }
         ImGui::EndCombo();
     }
+}
+
+// One config's cell in [a, b), cells `pitch` apart: coloured by the metric, hatched when
+// ruled out, framed when it spills or is the best, labelled when the label fits.
+void SweepView::drawHeatCell(const HeatMap& h, const HeatCell& cell, ImVec2 a, ImVec2 b, ImVec2 pitch, int best) {
+    const Palette& pal = theme().palette();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float cellW = pitch.x, cellH = pitch.y;
+    const bool higher = metricHigherIsBetter(m_sweeps.metric);
+    const SweepPoint& p = m_sweeps.points()[static_cast<std::size_t>(cell.point)];
+    const bool ruledOut = p.status == PointStatus::Pruned || p.status == PointStatus::CompileFailed || p.status == PointStatus::RunFailed;
+    std::string label;
+    if (cell.value && !(ruledOut && metricMeasured(m_sweeps.metric))) {
+        double t = h.hi > h.lo ? (*cell.value - h.lo) / (h.hi - h.lo) : 0.5;
+        if (!higher) t = 1.0 - t;
+        dl->AddRectFilled(a, b, rampColour(t));
+        label = fmt::format("{:.3g}", *cell.value);
+    } else {
+        dl->AddRectFilled(a, b, pal.panelBg);
+    }
+    if (ruledOut) {
+        // Hatched: the config is out, for the reason on hover.
+        const ImU32 hatch = p.status == PointStatus::Pruned ? pal.textFaint : pal.error;
+        dl->PushClipRect(a, b, true);
+        for (float s = -cellH; s < cellW; s += 9.0f) dl->AddLine(ImVec2(a.x + s, b.y), ImVec2(a.x + s + cellH, a.y), hatch, 1.0f);
+        dl->PopClipRect();
+        if (label.empty()) label = cellWord(p.status);
+    } else if (label.empty()) {
+        label = cellWord(p.status);
+    }
+    if (cell.spills) dl->AddRect(a, b, pal.warn, 0, 0, 2.0f);
+    if (cell.point == best) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pal.text, 0, 0, 2.5f);
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    if (ts.x < cellW - 4 && ts.y < cellH - 2)
+        dl->AddText(ImVec2((a.x + b.x - ts.x) * 0.5f, (a.y + b.y - ts.y) * 0.5f), pal.text, label.c_str());
+}
+
+void SweepView::drawHeatmap(float width, float height) {
+    ImGui::BeginChild("##heat", ImVec2(width, height), false);
+    const HeatMap& h = m_sweeps.heatmap();
+    const auto& points = m_sweeps.points();
+    drawHeatmapPickers();
     if (points.empty() || h.cells.empty()) {
         ImGui::TextDisabled("Tick two parameters and Start: each cell is one config.");
         ImGui::EndChild();
@@ -213,7 +252,6 @@ void SweepView::drawHeatmap(float width, float height) {
     const float cellW = std::max(8.0f, (avail.x - labelW) / nx), cellH = std::max(8.0f, (avail.y - labelH) / ny);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int best = m_sweeps.bestPoint();
-    const bool higher = metricHigherIsBetter(m_sweeps.metric);
     int hoveredPoint = -1;
     for (std::size_t y = 0; y < h.yValues.size(); ++y) {
         // Larger y values on top, as on a chart.
@@ -226,32 +264,7 @@ void SweepView::drawHeatmap(float width, float height) {
                 dl->AddRect(a, b, pal.border);
                 continue;
             }
-            const SweepPoint& p = points[static_cast<std::size_t>(cell.point)];
-            const bool ruledOut = p.status == PointStatus::Pruned || p.status == PointStatus::CompileFailed || p.status == PointStatus::RunFailed;
-            std::string label;
-            if (cell.value && !(ruledOut && metricMeasured(m_sweeps.metric))) {
-                double t = h.hi > h.lo ? (*cell.value - h.lo) / (h.hi - h.lo) : 0.5;
-                if (!higher) t = 1.0 - t;
-                dl->AddRectFilled(a, b, rampColour(t));
-                label = fmt::format("{:.3g}", *cell.value);
-            } else {
-                dl->AddRectFilled(a, b, pal.panelBg);
-            }
-            if (ruledOut) {
-                // Hatched: the config is out, for the reason on hover.
-                const ImU32 hatch = p.status == PointStatus::Pruned ? pal.textFaint : pal.error;
-                dl->PushClipRect(a, b, true);
-                for (float s = -cellH; s < cellW; s += 9.0f) dl->AddLine(ImVec2(a.x + s, b.y), ImVec2(a.x + s + cellH, a.y), hatch, 1.0f);
-                dl->PopClipRect();
-                if (label.empty()) label = cellWord(p.status);
-            } else if (label.empty()) {
-                label = cellWord(p.status);
-            }
-            if (cell.spills) dl->AddRect(a, b, pal.warn, 0, 0, 2.0f);
-            if (cell.point == best) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pal.text, 0, 0, 2.5f);
-            const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-            if (ts.x < cellW - 4 && ts.y < cellH - 2)
-                dl->AddText(ImVec2((a.x + b.x - ts.x) * 0.5f, (a.y + b.y - ts.y) * 0.5f), pal.text, label.c_str());
+            drawHeatCell(h, cell, a, b, ImVec2(cellW, cellH), best);
             if (ImGui::IsMouseHoveringRect(a, b) && ImGui::IsWindowHovered()) hoveredPoint = cell.point;
         }
     }

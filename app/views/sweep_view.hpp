@@ -33,6 +33,8 @@ private:
     void drawSetup();
     void drawProgress();
     void drawHeatmap(float width, float height);
+    void drawHeatmapPickers();
+    void drawHeatCell(const HeatMap& heatmap, const HeatCell& cell, ImVec2 min, ImVec2 max, ImVec2 pitch, int best);
     void drawScatter(float width, float height);
     void drawTable(float height);
     void drawActions();

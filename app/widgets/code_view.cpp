@@ -164,159 +164,199 @@ void CodeView::draw(const char* id, const std::string& text, const Theme& theme,
     ImGui::PopStyleColor();
 }
 
+// What drawLines works out once per frame and each visible line uses.
+struct CodeView::Frame {
+    const Theme& theme;
+    const CodeViewOptions& options;
+    const CodeDecorator* deco;
+    ImDrawList* dl;
+    ImFont* font;
+    float fontSize = 0, charW = 0, lineH = 0;
+    float numberW = 0, gutterW = 0, textPad = 0, contentW = 0;
+    int columns = 0;
+    float windowX = 0, clipRight = 0;
+    ImVec2 mouse{};
+    bool hovered = false;
+};
+
+// One visible line: where it is drawn and how it is marked.
+struct CodeView::VisibleLine {
+    int number = 0;  // 1-based
+    std::string_view text;
+    ImVec2 pos{};
+    bool forced = false, hovered = false;
+    const LineMark* mark = nullptr;
+    float textX = 0, textY = 0;
+};
+
+namespace {
+
+// The line's mark; an error wins over a warning.
+const LineMark* markFor(const std::vector<LineMark>* marks, int line1) {
+    if (marks == nullptr) return nullptr;
+    const LineMark* found = nullptr;
+    for (const LineMark& m : *marks) {
+        if (m.line == line1 && (found == nullptr || m.error)) found = &m;
+    }
+    return found;
+}
+
+}  // namespace
+
 void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
-    const Palette& pal = theme.palette();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    ImFont* font = ImGui::GetFont();
-    const float fontSize = ImGui::GetFontSize();
-    const float charW = ImGui::CalcTextSize("M").x;
-    const float lineH = std::floor(fontSize * 1.35f);
+    const CodeDecorator* deco = options.decorator;
     const int lineCount = static_cast<int>(m_lineStarts.size());
     const int digits = static_cast<int>(std::to_string(lineCount).size());
-    const float numberW = charW * static_cast<float>(std::max(digits, 3)) + theme.sizes().gutterPadding * 2;
-    const CodeDecorator* deco = options.decorator;
-    const int columns = deco ? deco->columnCount() : 0;
+    Frame f{.theme = theme, .options = options, .deco = deco, .dl = ImGui::GetWindowDrawList(), .font = ImGui::GetFont()};
+    f.fontSize = ImGui::GetFontSize();
+    f.charW = ImGui::CalcTextSize("M").x;
+    f.lineH = std::floor(f.fontSize * 1.35f);
+    f.numberW = f.charW * static_cast<float>(std::max(digits, 3)) + theme.sizes().gutterPadding * 2;
+    f.columns = deco ? deco->columnCount() : 0;
     float columnsW = 0;
-    for (int c = 0; c < columns; ++c) columnsW += deco->columnWidth(c);
-    const float gutterW = numberW + columnsW;
-    const float textPad = 8.0f;
-    const float contentW = gutterW + textPad + charW * static_cast<float>(m_maxColumns) + 40.0f;
+    for (int c = 0; c < f.columns; ++c) columnsW += deco->columnWidth(c);
+    f.gutterW = f.numberW + columnsW;
+    f.textPad = 8.0f;
+    f.contentW = f.gutterW + f.textPad + f.charW * static_cast<float>(m_maxColumns) + 40.0f;
 
     if (m_scrollToLine > 0) {
-        const float y = (static_cast<float>(m_scrollToLine) - 1) * lineH;
+        const float y = (static_cast<float>(m_scrollToLine) - 1) * f.lineH;
         ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.35f));
         m_scrollToLine = -1;
     }
 
-    // Index the marks by line for the visible range.
-    auto markFor = [&](int line1) -> const LineMark* {
-        if (options.marks == nullptr) return nullptr;
-        const LineMark* found = nullptr;
-        for (const LineMark& m : *options.marks) {
-            if (m.line == line1 && (found == nullptr || m.error)) found = &m;
-        }
-        return found;
-    };
-
-    const float windowX = ImGui::GetWindowPos().x;
-    const float clipRight = windowX + ImGui::GetWindowWidth();
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const bool hovered = ImGui::IsWindowHovered();
+    f.windowX = ImGui::GetWindowPos().x;
+    f.clipRight = f.windowX + ImGui::GetWindowWidth();
+    f.mouse = ImGui::GetIO().MousePos;
+    f.hovered = ImGui::IsWindowHovered();
     m_hoveredLine = 0;
     m_firstVisible = 0;
     m_lastVisible = -1;
 
     // Gutter background for the whole height, so it continues below the last line.
     const float windowY = ImGui::GetWindowPos().y;
-    dl->AddRectFilled(ImVec2(windowX, windowY), ImVec2(windowX + gutterW, windowY + ImGui::GetWindowHeight()),
-                      pal.gutterBg);
+    f.dl->AddRectFilled(ImVec2(f.windowX, windowY), ImVec2(f.windowX + f.gutterW, windowY + ImGui::GetWindowHeight()),
+                        theme.palette().gutterBg);
 
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImGuiListClipper clipper;
-    clipper.Begin(lineCount, lineH);
+    clipper.Begin(lineCount, f.lineH);
     while (clipper.Step()) {
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-            const ImVec2 p = ImGui::GetCursorScreenPos();
-            const int begin = m_lineStarts[static_cast<std::size_t>(i)];
-            const int end = (i + 1 < lineCount) ? m_lineStarts[static_cast<std::size_t>(i) + 1] - 1
-                                                : static_cast<int>(m_text.size());
-            const std::string_view line(m_text.data() + begin, static_cast<std::size_t>(end - begin));
-            const bool forced = m_forcedHover == i + 1;
-            const bool lineHovered = forced || (hovered && mouse.y >= p.y && mouse.y < p.y + lineH);
-            const LineMark* mark = markFor(i + 1);
-            if (m_firstVisible == 0) m_firstVisible = i + 1;
-            m_lastVisible = i + 1;
-            if (lineHovered) m_hoveredLine = i + 1;
-            if (lineHovered && !forced && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m_clickedLine = i + 1;
-
-            // Backgrounds: mark, linked lines, hovered line, find hits.
-            const ImU32 linked = deco ? deco->highlight(i + 1) : 0;
-            if (mark != nullptr) {
-                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH),
-                                  mark->error ? pal.errorLineBg : pal.warnLineBg);
-            } else if (linked != 0) {
-                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH), linked);
-            } else if (lineHovered) {
-                dl->AddRectFilled(ImVec2(windowX, p.y), ImVec2(clipRight, p.y + lineH), pal.currentLineBg);
-            }
-            const float textX = p.x + gutterW + textPad;
-            const float textY = p.y + (lineH - fontSize) * 0.5f;
-            if (!m_findLower.empty()) {
-                const std::string low = lower(line);
-                for (std::size_t at = low.find(m_findLower); at != std::string::npos;
-                     at = low.find(m_findLower, at + 1)) {
-                    const float x0 = textX + charW * static_cast<float>(at);
-                    dl->AddRectFilled(ImVec2(x0, p.y + 1),
-                                      ImVec2(x0 + charW * static_cast<float>(m_findLower.size()), p.y + lineH - 1),
-                                      pal.searchHitBg, 2.0f);
-                }
-            }
-
-            // Text, token by token; whitespace between tokens is implied by their columns.
-            m_tokens.clear();
-            bool inBlock = m_blockCommentAtStart[static_cast<std::size_t>(i)] != 0;
-            tokenizeLine(line, options.language, inBlock, m_tokens);
-            for (const SyntaxToken& t : m_tokens) {
-                const float x = textX + charW * static_cast<float>(t.start);
-                if (x > clipRight) break;
-                dl->AddText(font, fontSize, ImVec2(x, textY), fade(theme.syntax(t.cls), options.dimmed),
-                            line.data() + t.start, line.data() + t.start + t.length);
-            }
-
-            // Sticky gutter, drawn last so scrolled text slides under it.
-            const float gx = windowX;
-            dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + gutterW, p.y + lineH), pal.gutterBg);
-            if (mark != nullptr) {
-                dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + gutterW, p.y + lineH),
-                                  mark->error ? pal.errorLineBg : pal.warnLineBg);
-            }
-            const std::string number = std::to_string(i + 1);
-            const float nx = gx + numberW - theme.sizes().gutterPadding - charW * static_cast<float>(number.size());
-            dl->AddText(font, fontSize, ImVec2(nx, textY),
-                        mark != nullptr ? (mark->error ? pal.error : pal.warn) : (lineHovered ? pal.textDim : pal.textFaint),
-                        number.c_str());
-            if (mark != nullptr) {
-                dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + 3, p.y + lineH), mark->error ? pal.error : pal.warn);
-            }
-            // Decorator columns after the numbers, and the colour band at the text's start.
-            int hoveredCell = -1;
-            float cx = gx + numberW;
-            for (int c = 0; c < columns; ++c) {
-                const float w = deco->columnWidth(c);
-                deco->drawCell(c, i + 1, dl, ImVec2(cx, p.y), ImVec2(cx + w, p.y + lineH));
-                if (lineHovered && !forced && mouse.x >= cx && mouse.x < cx + w) hoveredCell = c;
-                cx += w;
-            }
-            if (const ImU32 band = deco ? deco->band(i + 1) : 0; band != 0)
-                dl->AddRectFilled(ImVec2(gx + gutterW + 1, p.y), ImVec2(gx + gutterW + 5, p.y + lineH), band);
-
-            ImGui::Dummy(ImVec2(contentW, lineH));
-            if (deco != nullptr && lineHovered && mark == nullptr) {
-                if (hoveredCell >= 0) {
-                    deco->cellTooltip(hoveredCell, i + 1);
-                } else if (forced || mouse.x >= gx + gutterW) {
-                    // A scripted hover has no mouse: put the tooltip under the line's text.
-                    if (forced) ImGui::SetNextWindowPos(ImVec2(textX + charW * 12, p.y + lineH + 2));
-                    const int column = forced ? -1 : static_cast<int>(std::floor((mouse.x - textX) / charW));
-                    deco->textTooltip(i + 1, line, column);
-                }
-            }
-            if (mark != nullptr && lineHovered) {
-                ImGui::BeginTooltip();
-                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-                ImGui::TextColored(Theme::toVec4(mark->error ? pal.error : pal.warn), "%s (line %d)",
-                                   mark->error ? "error" : "warning", mark->line);
-                ImGui::TextUnformatted(mark->message.c_str());
-                ImGui::PopTextWrapPos();
-                ImGui::EndTooltip();
-            }
-        }
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) drawLine(f, i);
     }
     clipper.End();
     ImGui::PopStyleVar();
     // Separator between gutter and text.
-    dl->AddLine(ImVec2(windowX + gutterW, windowY), ImVec2(windowX + gutterW, windowY + ImGui::GetWindowHeight()),
-                pal.border);
+    f.dl->AddLine(ImVec2(f.windowX + f.gutterW, windowY), ImVec2(f.windowX + f.gutterW, windowY + ImGui::GetWindowHeight()),
+                  theme.palette().border);
+}
+
+void CodeView::drawLine(const Frame& f, int i) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const int lineCount = static_cast<int>(m_lineStarts.size());
+    const int begin = m_lineStarts[static_cast<std::size_t>(i)];
+    const int end = (i + 1 < lineCount) ? m_lineStarts[static_cast<std::size_t>(i) + 1] - 1 : static_cast<int>(m_text.size());
+    VisibleLine l{.number = i + 1, .text = std::string_view(m_text.data() + begin, static_cast<std::size_t>(end - begin)), .pos = p};
+    l.forced = m_forcedHover == i + 1;
+    l.hovered = l.forced || (f.hovered && f.mouse.y >= p.y && f.mouse.y < p.y + f.lineH);
+    l.mark = markFor(f.options.marks, i + 1);
+    l.textX = p.x + f.gutterW + f.textPad;
+    l.textY = p.y + (f.lineH - f.fontSize) * 0.5f;
+    if (m_firstVisible == 0) m_firstVisible = i + 1;
+    m_lastVisible = i + 1;
+    if (l.hovered) m_hoveredLine = i + 1;
+    if (l.hovered && !l.forced && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m_clickedLine = i + 1;
+
+    drawLineBackground(f, l);
+    // Text, token by token; whitespace between tokens is implied by their columns.
+    m_tokens.clear();
+    bool inBlock = m_blockCommentAtStart[static_cast<std::size_t>(i)] != 0;
+    tokenizeLine(l.text, f.options.language, inBlock, m_tokens);
+    for (const SyntaxToken& t : m_tokens) {
+        const float x = l.textX + f.charW * static_cast<float>(t.start);
+        if (x > f.clipRight) break;
+        f.dl->AddText(f.font, f.fontSize, ImVec2(x, l.textY), fade(f.theme.syntax(t.cls), f.options.dimmed), l.text.data() + t.start,
+                      l.text.data() + t.start + t.length);
+    }
+    const int hoveredCell = drawLineGutter(f, l);
+    ImGui::Dummy(ImVec2(f.contentW, f.lineH));
+    drawLineTooltips(f, l, hoveredCell);
+}
+
+// Backgrounds: mark, linked lines, hovered line, find hits.
+void CodeView::drawLineBackground(const Frame& f, const VisibleLine& l) const {
+    const Palette& pal = f.theme.palette();
+    const ImVec2 p = l.pos;
+    const ImU32 linked = f.deco ? f.deco->highlight(l.number) : 0;
+    if (l.mark != nullptr) {
+        f.dl->AddRectFilled(ImVec2(f.windowX, p.y), ImVec2(f.clipRight, p.y + f.lineH), l.mark->error ? pal.errorLineBg : pal.warnLineBg);
+    } else if (linked != 0) {
+        f.dl->AddRectFilled(ImVec2(f.windowX, p.y), ImVec2(f.clipRight, p.y + f.lineH), linked);
+    } else if (l.hovered) {
+        f.dl->AddRectFilled(ImVec2(f.windowX, p.y), ImVec2(f.clipRight, p.y + f.lineH), pal.currentLineBg);
+    }
+    if (m_findLower.empty()) return;
+    const std::string low = lower(l.text);
+    for (std::size_t at = low.find(m_findLower); at != std::string::npos; at = low.find(m_findLower, at + 1)) {
+        const float x0 = l.textX + f.charW * static_cast<float>(at);
+        f.dl->AddRectFilled(ImVec2(x0, p.y + 1), ImVec2(x0 + f.charW * static_cast<float>(m_findLower.size()), p.y + f.lineH - 1),
+                            pal.searchHitBg, 2.0f);
+    }
+}
+
+// The sticky gutter, drawn after the text so scrolled text slides under it: the number, the
+// mark, the decorator's columns and the colour band at the text's start. Returns the decorator
+// column under the mouse (-1: none).
+int CodeView::drawLineGutter(const Frame& f, const VisibleLine& l) const {
+    const Palette& pal = f.theme.palette();
+    const ImVec2 p = l.pos;
+    const float gx = f.windowX;
+    f.dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + f.gutterW, p.y + f.lineH), pal.gutterBg);
+    if (l.mark != nullptr) {
+        f.dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + f.gutterW, p.y + f.lineH), l.mark->error ? pal.errorLineBg : pal.warnLineBg);
+    }
+    const std::string number = std::to_string(l.number);
+    const float nx = gx + f.numberW - f.theme.sizes().gutterPadding - f.charW * static_cast<float>(number.size());
+    f.dl->AddText(f.font, f.fontSize, ImVec2(nx, l.textY),
+                  l.mark != nullptr ? (l.mark->error ? pal.error : pal.warn) : (l.hovered ? pal.textDim : pal.textFaint), number.c_str());
+    if (l.mark != nullptr) {
+        f.dl->AddRectFilled(ImVec2(gx, p.y), ImVec2(gx + 3, p.y + f.lineH), l.mark->error ? pal.error : pal.warn);
+    }
+    int hoveredCell = -1;
+    float cx = gx + f.numberW;
+    for (int c = 0; c < f.columns; ++c) {
+        const float w = f.deco->columnWidth(c);
+        f.deco->drawCell(c, l.number, f.dl, ImVec2(cx, p.y), ImVec2(cx + w, p.y + f.lineH));
+        if (l.hovered && !l.forced && f.mouse.x >= cx && f.mouse.x < cx + w) hoveredCell = c;
+        cx += w;
+    }
+    if (const ImU32 band = f.deco ? f.deco->band(l.number) : 0; band != 0)
+        f.dl->AddRectFilled(ImVec2(gx + f.gutterW + 1, p.y), ImVec2(gx + f.gutterW + 5, p.y + f.lineH), band);
+    return hoveredCell;
+}
+
+// The hovered line's tooltip: its mark's message, else the decorator's for the cell or the text.
+void CodeView::drawLineTooltips(const Frame& f, const VisibleLine& l, int hoveredCell) const {
+    const Palette& pal = f.theme.palette();
+    if (f.deco != nullptr && l.hovered && l.mark == nullptr) {
+        if (hoveredCell >= 0) {
+            f.deco->cellTooltip(hoveredCell, l.number);
+        } else if (l.forced || f.mouse.x >= f.windowX + f.gutterW) {
+            // A scripted hover has no mouse: put the tooltip under the line's text.
+            if (l.forced) ImGui::SetNextWindowPos(ImVec2(l.textX + f.charW * 12, l.pos.y + f.lineH + 2));
+            const int column = l.forced ? -1 : static_cast<int>(std::floor((f.mouse.x - l.textX) / f.charW));
+            f.deco->textTooltip(l.number, l.text, column);
+        }
+    }
+    if (l.mark != nullptr && l.hovered) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+        ImGui::TextColored(Theme::toVec4(l.mark->error ? pal.error : pal.warn), "%s (line %d)", l.mark->error ? "error" : "warning",
+                           l.mark->line);
+        ImGui::TextUnformatted(l.mark->message.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
 }
 
 }  // namespace kx::app

@@ -79,6 +79,13 @@ private:
     void drawToolbar(const char* id, const Theme& theme);
     void updateMatches();
     void drawLines(const Theme& theme, const CodeViewOptions& options);
+    // drawLines' parts, for one visible line each (defined in code_view.cpp).
+    struct Frame;
+    struct VisibleLine;
+    void drawLine(const Frame& frame, int index);
+    void drawLineBackground(const Frame& frame, const VisibleLine& line) const;
+    int drawLineGutter(const Frame& frame, const VisibleLine& line) const;
+    void drawLineTooltips(const Frame& frame, const VisibleLine& line, int hoveredCell) const;
 
     // Layout of the last text seen.
     std::string m_source;            // as given, to notice changes

@@ -162,106 +162,132 @@ void DiffView::drawCell(const Theme& theme, CodeLanguage language, const std::ve
     dl->PopClipRect();
 }
 
+// Where drawRows draws, worked out once per frame.
+struct DiffView::Geometry {
+    ImDrawList* dl = nullptr;
+    float fontSize = 0, lineH = 0, charW = 0;
+    float left = 0, width = 0, right = 0, mid = 0;
+    float numW = 0;  // a line number's width in the unified gutter
+};
+
+// Sticky header naming the sides.
+void DiffView::drawHeader(const Theme& theme, const DiffViewOptions& options, const Geometry& g) const {
+    const Palette& pal = theme.palette();
+    ImDrawList* dl = g.dl;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(ImVec2(g.left, p.y), ImVec2(g.right, p.y + g.lineH), pal.headerBg);
+    const float ty = p.y + (g.lineH - g.fontSize) * 0.5f;
+    if (m_sideBySide) {
+        dl->PushClipRect(ImVec2(g.left, p.y), ImVec2(g.mid - 4, p.y + g.lineH), true);
+        dl->AddText(ImVec2(g.left + g.charW, ty), pal.error, ("from  " + options.labelA).c_str());
+        dl->PopClipRect();
+        dl->AddText(ImVec2(g.mid + g.charW, ty), pal.ok, ("to  " + options.labelB).c_str());
+    } else {
+        dl->PushClipRect(ImVec2(g.left, p.y), ImVec2(g.right, p.y + g.lineH), true);
+        dl->AddText(ImVec2(g.left + g.charW, ty), pal.text,
+                    fmt::format("\u2212 from  {}     + to  {}", options.labelA, options.labelB).c_str());
+        dl->PopClipRect();
+    }
+    ImGui::Dummy(ImVec2(g.width, g.lineH));
+}
+
+// A fold of unchanged lines as one clickable row; true when clicked.
+bool DiffView::drawFoldRow(const Theme& theme, const diff::DisplayRow& d, const Geometry& g) const {
+    const Palette& pal = theme.palette();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::PushID(d.first);
+    const bool clicked = ImGui::InvisibleButton("##fold", ImVec2(g.width, g.lineH));
+    const bool hovered = ImGui::IsItemHovered();
+    ImGui::PopID();
+    g.dl->AddRectFilled(ImVec2(g.left, p.y), ImVec2(g.right, p.y + g.lineH), hovered ? pal.headerBg : pal.diffFoldBg);
+    const std::string text = fmt::format("\u2026 {} unchanged line{}", d.hidden, d.hidden == 1 ? "" : "s");
+    g.dl->AddText(ImVec2(g.left + g.charW * 2, p.y + (g.lineH - g.fontSize) * 0.5f), pal.textDim, text.c_str());
+    if (hovered) ImGui::SetTooltip("Click to show them");
+    return clicked;
+}
+
+// Unified: both numbers in the gutter, a +/− marker, the line from whichever side has it.
+void DiffView::drawUnifiedRow(const Theme& theme, CodeLanguage language, const diff::Row& r, const Geometry& g, float y) {
+    const Palette& pal = theme.palette();
+    ImDrawList* dl = g.dl;
+    const float left = g.left, right = g.right, lineH = g.lineH, charW = g.charW, numW = g.numW;
+    const bool fromA = r.kind == diff::RowKind::Removed;
+    const ImU32 bg = r.kind == diff::RowKind::Removed ? pal.diffRemovedBg
+                     : r.kind == diff::RowKind::Added ? pal.diffAddedBg
+                                                      : 0;
+    if (bg != 0) dl->AddRectFilled(ImVec2(left, y), ImVec2(right, y + lineH), bg);
+    const float ty = y + (lineH - g.fontSize) * 0.5f;
+    const float gutterW = numW * 2 + charW * 4;
+    dl->AddRectFilled(ImVec2(left, y), ImVec2(left + gutterW, y + lineH), pal.gutterBg);
+    if (bg != 0) dl->AddRectFilled(ImVec2(left, y), ImVec2(left + gutterW, y + lineH), bg);
+    if (r.lineA > 0) {
+        const std::string n = std::to_string(r.lineA);
+        dl->AddText(ImVec2(left + charW + numW - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
+    }
+    if (r.lineB > 0) {
+        const std::string n = std::to_string(r.lineB);
+        dl->AddText(ImVec2(left + charW * 2 + numW * 2 - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
+    }
+    const char* marker = r.kind == diff::RowKind::Removed ? "\u2212" : r.kind == diff::RowKind::Added ? "+" : " ";
+    dl->AddText(ImVec2(left + gutterW - charW * 1.2f, ty), fromA ? pal.error : pal.ok, marker);
+    const int line = fromA ? r.lineA : r.lineB;
+    const std::vector<std::string_view>& lines = fromA ? m_linesA : m_linesB;
+    // Reuse the cell painter without its gutter: numbers are already drawn.
+    const std::string_view text = lines[static_cast<std::size_t>(line - 1)];
+    m_tokens.clear();
+    bool inBlock = false;
+    tokenizeLine(text, language, inBlock, m_tokens);
+    const float textX = left + gutterW + charW;
+    dl->PushClipRect(ImVec2(textX, y), ImVec2(right - 2, y + lineH), true);
+    for (const SyntaxToken& t : m_tokens) {
+        const float x = textX + charW * static_cast<float>(t.start);
+        if (x > right) break;
+        dl->AddText(ImGui::GetFont(), g.fontSize, ImVec2(x, ty), theme.syntax(t.cls), text.data() + t.start, text.data() + t.start + t.length);
+    }
+    dl->PopClipRect();
+}
+
 void DiffView::drawRows(const Theme& theme, const DiffViewOptions& options) {
     const Palette& pal = theme.palette();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float fontSize = ImGui::GetFontSize();
-    const float lineH = std::floor(fontSize * 1.35f);
-    const float charW = ImGui::CalcTextSize("M").x;
-    const float left = ImGui::GetWindowPos().x;
-    const float width = ImGui::GetWindowContentRegionMax().x;
-    const float right = left + width;
-    const float mid = std::floor(left + width * 0.5f);
+    Geometry g;
+    g.dl = ImGui::GetWindowDrawList();
+    g.fontSize = ImGui::GetFontSize();
+    g.lineH = std::floor(g.fontSize * 1.35f);
+    g.charW = ImGui::CalcTextSize("M").x;
+    g.left = ImGui::GetWindowPos().x;
+    g.width = ImGui::GetWindowContentRegionMax().x;
+    g.right = g.left + g.width;
+    g.mid = std::floor(g.left + g.width * 0.5f);
 
-    // Sticky header naming the sides.
-    {
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), pal.headerBg);
-        const float ty = p.y + (lineH - fontSize) * 0.5f;
-        if (m_sideBySide) {
-            dl->PushClipRect(ImVec2(left, p.y), ImVec2(mid - 4, p.y + lineH), true);
-            dl->AddText(ImVec2(left + charW, ty), pal.error, ("from  " + options.labelA).c_str());
-            dl->PopClipRect();
-            dl->AddText(ImVec2(mid + charW, ty), pal.ok, ("to  " + options.labelB).c_str());
-        } else {
-            dl->PushClipRect(ImVec2(left, p.y), ImVec2(right, p.y + lineH), true);
-            dl->AddText(ImVec2(left + charW, ty), pal.text,
-                        fmt::format("\u2212 from  {}     + to  {}", options.labelA, options.labelB).c_str());
-            dl->PopClipRect();
-        }
-        ImGui::Dummy(ImVec2(width, lineH));
-    }
+    drawHeader(theme, options, g);
     if (m_linesA.empty() && m_linesB.empty()) {
         ImGui::TextColored(Theme::toVec4(pal.textDim), "  Both texts are empty.");
         return;
     }
 
     const std::vector<diff::Row>& rows = m_sideBySide ? m_sideRows : m_diff.unified;
-    const float numW = charW * static_cast<float>(std::to_string(std::max({m_linesA.size(), m_linesB.size(), std::size_t{100}})).size());
+    g.numW = g.charW * static_cast<float>(std::to_string(std::max({m_linesA.size(), m_linesB.size(), std::size_t{100}})).size());
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(m_display.size()), lineH);
+    clipper.Begin(static_cast<int>(m_display.size()), g.lineH);
     int clickedFold = -1;
     while (clipper.Step()) {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
             const diff::DisplayRow& d = m_display[static_cast<std::size_t>(i)];
             const ImVec2 p = ImGui::GetCursorScreenPos();
             if (d.row < 0) {
-                ImGui::PushID(d.first);
-                const bool clicked = ImGui::InvisibleButton("##fold", ImVec2(width, lineH));
-                const bool hovered = ImGui::IsItemHovered();
-                ImGui::PopID();
-                dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), hovered ? pal.headerBg : pal.diffFoldBg);
-                const std::string text = fmt::format("\u2026 {} unchanged line{}", d.hidden, d.hidden == 1 ? "" : "s");
-                dl->AddText(ImVec2(left + charW * 2, p.y + (lineH - fontSize) * 0.5f), pal.textDim, text.c_str());
-                if (hovered) ImGui::SetTooltip("Click to show them");
-                if (clicked) clickedFold = d.first;
+                if (drawFoldRow(theme, d, g)) clickedFold = d.first;
                 continue;
             }
             const diff::Row& r = rows[static_cast<std::size_t>(d.row)];
             if (m_sideBySide) {
-                drawCell(theme, options.language, m_linesA, r.lineA, r.kind, true, left, mid, p.y, lineH);
-                drawCell(theme, options.language, m_linesB, r.lineB, r.kind, false, mid, right, p.y, lineH);
-                dl->AddLine(ImVec2(mid, p.y), ImVec2(mid, p.y + lineH), pal.border);
+                drawCell(theme, options.language, m_linesA, r.lineA, r.kind, true, g.left, g.mid, p.y, g.lineH);
+                drawCell(theme, options.language, m_linesB, r.lineB, r.kind, false, g.mid, g.right, p.y, g.lineH);
+                g.dl->AddLine(ImVec2(g.mid, p.y), ImVec2(g.mid, p.y + g.lineH), pal.border);
             } else {
-                // Unified: both numbers in the gutter, a +/− marker, the line from whichever side has it.
-                const bool fromA = r.kind == diff::RowKind::Removed;
-                const ImU32 bg = r.kind == diff::RowKind::Removed ? pal.diffRemovedBg
-                                 : r.kind == diff::RowKind::Added ? pal.diffAddedBg
-                                                                  : 0;
-                if (bg != 0) dl->AddRectFilled(ImVec2(left, p.y), ImVec2(right, p.y + lineH), bg);
-                const float ty = p.y + (lineH - fontSize) * 0.5f;
-                const float gutterW = numW * 2 + charW * 4;
-                dl->AddRectFilled(ImVec2(left, p.y), ImVec2(left + gutterW, p.y + lineH), pal.gutterBg);
-                if (bg != 0) dl->AddRectFilled(ImVec2(left, p.y), ImVec2(left + gutterW, p.y + lineH), bg);
-                if (r.lineA > 0) {
-                    const std::string n = std::to_string(r.lineA);
-                    dl->AddText(ImVec2(left + charW + numW - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
-                }
-                if (r.lineB > 0) {
-                    const std::string n = std::to_string(r.lineB);
-                    dl->AddText(ImVec2(left + charW * 2 + numW * 2 - charW * static_cast<float>(n.size()), ty), pal.textFaint, n.c_str());
-                }
-                const char* marker = r.kind == diff::RowKind::Removed ? "\u2212" : r.kind == diff::RowKind::Added ? "+" : " ";
-                dl->AddText(ImVec2(left + gutterW - charW * 1.2f, ty), fromA ? pal.error : pal.ok, marker);
-                const int line = fromA ? r.lineA : r.lineB;
-                const std::vector<std::string_view>& lines = fromA ? m_linesA : m_linesB;
-                // Reuse the cell painter without its gutter: numbers are already drawn.
-                const std::string_view text = lines[static_cast<std::size_t>(line - 1)];
-                m_tokens.clear();
-                bool inBlock = false;
-                tokenizeLine(text, options.language, inBlock, m_tokens);
-                const float textX = left + gutterW + charW;
-                dl->PushClipRect(ImVec2(textX, p.y), ImVec2(right - 2, p.y + lineH), true);
-                for (const SyntaxToken& t : m_tokens) {
-                    const float x = textX + charW * static_cast<float>(t.start);
-                    if (x > right) break;
-                    dl->AddText(ImGui::GetFont(), fontSize, ImVec2(x, ty), theme.syntax(t.cls), text.data() + t.start,
-                                text.data() + t.start + t.length);
-                }
-                dl->PopClipRect();
+                drawUnifiedRow(theme, options.language, r, g, p.y);
             }
-            ImGui::Dummy(ImVec2(width, lineH));
+            ImGui::Dummy(ImVec2(g.width, g.lineH));
         }
     }
     clipper.End();

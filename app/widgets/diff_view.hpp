@@ -40,6 +40,11 @@ private:
     void refold();
     void drawToolbar(const Theme& theme, const DiffViewOptions& options);
     void drawRows(const Theme& theme, const DiffViewOptions& options);
+    // drawRows' parts (Geometry is defined in diff_view.cpp).
+    struct Geometry;
+    void drawHeader(const Theme& theme, const DiffViewOptions& options, const Geometry& geometry) const;
+    bool drawFoldRow(const Theme& theme, const diff::DisplayRow& row, const Geometry& geometry) const;
+    void drawUnifiedRow(const Theme& theme, CodeLanguage language, const diff::Row& row, const Geometry& geometry, float y);
     // One side's cell of a row: background, gutter number, text clipped to [x0, x1).
     void drawCell(const Theme& theme, CodeLanguage language, const std::vector<std::string_view>& lines, int line,
                   diff::RowKind kind, bool leftSide, float x0, float x1, float y, float lineH);

@@ -186,15 +186,23 @@ void walk(const std::vector<std::string_view>& lines, OnInstruction onInstructio
     }
 }
 
-}  // namespace
+// The line shown for an instruction: the address and the statement, without nvdisasm's wide
+// indentation and the encoding comment: "/*0a30*/  @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;"
+// (opcodes stay aligned).
+std::string shownStatement(int offset, const Statement& statement) {
+    std::string_view pred, body = statement.text;
+    if (body.front() == '@') {
+        const std::size_t space = body.find(' ');
+        pred = body.substr(0, space);
+        body = trim(body.substr(space));
+    }
+    return fmt::format("/*{:04x}*/ {:>5} {} ;", offset, pred, body);
+}
 
-SassListing parseSassListing(std::string_view annotated, std::string_view ptxLines, std::string_view lifeRanges,
-                             std::string_view sourceFile) {
-    SassListing listing;
+// The shown text and the instructions, from the first output (nvdisasm -g/-gi with the
+// encodings); byKey finds an instruction by (function, offset) for the later passes.
+void readInstructions(std::string_view annotated, std::string_view sourceFile, SassListing& listing, std::map<Key, std::size_t>& byKey) {
     const std::vector<std::string_view> lines = splitLines(annotated);
-    std::map<Key, std::size_t> byKey;
-
-    // The shown text and the instructions, from the first output.
     int pendingSource = 0;
     std::string function;
     std::size_t lastInstruction = SIZE_MAX;
@@ -229,19 +237,7 @@ SassListing parseSassListing(std::string_view annotated, std::string_view ptxLin
         std::string_view rest;
         std::optional<Statement> statement;
         if (parseAddress(t, offset, rest)) statement = parseStatement(rest);
-        std::string shown(raw);
-        if (statement) {
-            // The address and the statement, without nvdisasm's wide indentation and the encoding
-            // comment: "/*0a30*/  @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;" (opcodes stay aligned).
-            std::string_view pred, body = statement->text;
-            if (body.front() == '@') {
-                const std::size_t space = body.find(' ');
-                pred = body.substr(0, space);
-                body = trim(body.substr(space));
-            }
-            shown = fmt::format("/*{:04x}*/ {:>5} {} ;", offset, pred, body);
-        }
-        listing.text += shown;
+        listing.text += statement ? shownStatement(offset, *statement) : std::string(raw);
         listing.text += '\n';
         const int lineNumber = static_cast<int>(listing.instructionAtLine.size()) + 1;
         if (!statement) {
@@ -261,59 +257,70 @@ SassListing parseSassListing(std::string_view annotated, std::string_view ptxLin
         byKey[{function, offset}] = lastInstruction;
         listing.instructions.push_back(std::move(ins));
     }
+}
 
-    // PTX lines, from -gp.
-    if (!ptxLines.empty()) {
-        int pendingPtx = 0;
-        walk(splitLines(ptxLines),
-             [&](const std::string& f, int offset, std::string_view, std::size_t) {
-                 auto it = byKey.find({f, offset});
-                 if (it == byKey.end() || pendingPtx <= 0) return;
-                 listing.instructions[it->second].ptxLine = pendingPtx;
-                 listing.hasPtxLines = true;
-             },
-             [&](std::string_view annotation) {
-                 const auto loc = parseLocation(annotation);
-                 pendingPtx = loc.empty() ? 0 : loc.front().second;
-             });
-    }
+// PTX lines, from -gp.
+void addPtxLines(std::string_view ptxLines, SassListing& listing, const std::map<Key, std::size_t>& byKey) {
+    int pendingPtx = 0;
+    walk(splitLines(ptxLines),
+         [&](const std::string& f, int offset, std::string_view, std::size_t) {
+             auto it = byKey.find({f, offset});
+             if (it == byKey.end() || pendingPtx <= 0) return;
+             listing.instructions[it->second].ptxLine = pendingPtx;
+             listing.hasPtxLines = true;
+         },
+         [&](std::string_view annotation) {
+             const auto loc = parseLocation(annotation);
+             pendingPtx = loc.empty() ? 0 : loc.front().second;
+         });
+}
 
-    // Live registers, from -lrm count: "... ; // |  19  |  2  |     |" with a header row naming
-    // the columns ("GPR", "PRED", "UGPR").
-    if (!lifeRanges.empty()) {
-        std::vector<std::string> columns;
-        std::string current;
-        for (std::string_view line : splitLines(lifeRanges)) {
-            const std::size_t bar = line.find("// |");
-            const std::string_view head = bar == std::string_view::npos ? line : line.substr(0, bar);
-            if (std::string f = functionOf(head); !f.empty()) current = std::move(f);
-            if (bar == std::string_view::npos) continue;
-            std::vector<std::string_view> cells;
-            std::string_view row = line.substr(bar + 4);
-            for (std::size_t p; (p = row.find('|')) != std::string_view::npos; row.remove_prefix(p + 1))
-                cells.push_back(trim(row.substr(0, p)));
-            if (std::any_of(cells.begin(), cells.end(), [](std::string_view c) { return c == "GPR"; })) {
-                columns.assign(cells.begin(), cells.end());
-                continue;
-            }
-            int offset = 0;
-            std::string_view rest;
-            if (!parseAddress(head, offset, rest)) continue;
-            auto it = byKey.find({current, offset});
-            if (it == byKey.end()) continue;
-            SassInstruction& ins = listing.instructions[it->second];
-            for (std::size_t c = 0; c < cells.size() && c < columns.size(); ++c) {
-                const int v = cells[c].empty() ? 0 : parseInt(cells[c]);
-                if (columns[c] == "GPR") ins.liveRegisters = v;
-                if (columns[c] == "PRED") ins.livePredicates = v;
-                if (columns[c] == "UGPR") ins.liveUniform = v;
-            }
-            if (ins.liveRegisters >= 0) {
-                listing.hasLiveRanges = true;
-                listing.peakLiveRegisters = std::max(listing.peakLiveRegisters, ins.liveRegisters);
-            }
+// Live registers, from -lrm count: "... ; // |  19  |  2  |     |" with a header row naming
+// the columns ("GPR", "PRED", "UGPR").
+void addLiveRanges(std::string_view lifeRanges, SassListing& listing, const std::map<Key, std::size_t>& byKey) {
+    std::vector<std::string> columns;
+    std::string current;
+    for (std::string_view line : splitLines(lifeRanges)) {
+        const std::size_t bar = line.find("// |");
+        const std::string_view head = bar == std::string_view::npos ? line : line.substr(0, bar);
+        if (std::string f = functionOf(head); !f.empty()) current = std::move(f);
+        if (bar == std::string_view::npos) continue;
+        std::vector<std::string_view> cells;
+        std::string_view row = line.substr(bar + 4);
+        for (std::size_t p; (p = row.find('|')) != std::string_view::npos; row.remove_prefix(p + 1))
+            cells.push_back(trim(row.substr(0, p)));
+        if (std::any_of(cells.begin(), cells.end(), [](std::string_view c) { return c == "GPR"; })) {
+            columns.assign(cells.begin(), cells.end());
+            continue;
+        }
+        int offset = 0;
+        std::string_view rest;
+        if (!parseAddress(head, offset, rest)) continue;
+        auto it = byKey.find({current, offset});
+        if (it == byKey.end()) continue;
+        SassInstruction& ins = listing.instructions[it->second];
+        for (std::size_t c = 0; c < cells.size() && c < columns.size(); ++c) {
+            const int v = cells[c].empty() ? 0 : parseInt(cells[c]);
+            if (columns[c] == "GPR") ins.liveRegisters = v;
+            if (columns[c] == "PRED") ins.livePredicates = v;
+            if (columns[c] == "UGPR") ins.liveUniform = v;
+        }
+        if (ins.liveRegisters >= 0) {
+            listing.hasLiveRanges = true;
+            listing.peakLiveRegisters = std::max(listing.peakLiveRegisters, ins.liveRegisters);
         }
     }
+}
+
+}  // namespace
+
+SassListing parseSassListing(std::string_view annotated, std::string_view ptxLines, std::string_view lifeRanges,
+                             std::string_view sourceFile) {
+    SassListing listing;
+    std::map<Key, std::size_t> byKey;
+    readInstructions(annotated, sourceFile, listing, byKey);
+    if (!ptxLines.empty()) addPtxLines(ptxLines, listing, byKey);
+    if (!lifeRanges.empty()) addLiveRanges(lifeRanges, listing, byKey);
     return listing;
 }
 

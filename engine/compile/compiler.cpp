@@ -1,6 +1,7 @@
 #include "compile/compiler.hpp"
 
 #include "analysis/sass_listing.hpp"
+#include "compile/compile_files.hpp"
 #include "util/hash.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,29 +24,13 @@
 
 namespace kx::engine {
 namespace fs = std::filesystem;
+using namespace compile_files;  // readFile, writeFile, uniqueSuffix
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void writeFile(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::string cudaIncludeDir() {
     if (const char* env = std::getenv("KX_CUDA_INCLUDE"); env && *env) return env;
     return KX_CUDA_INCLUDE_DIR;
-}
-
-std::string uniqueSuffix() {
-    static std::mt19937_64 rng{std::random_device{}()};
-    static std::mutex mutex;
-    std::lock_guard lock(mutex);
-    return std::to_string(rng());
 }
 
 }  // namespace
@@ -134,22 +119,17 @@ Compiler::Compiler(fs::path cacheDir) : m_cacheDir(std::move(cacheDir)) {
 }
 
 std::optional<CompileResult> Compiler::lookup(const std::string& key) {
-    {
-        std::lock_guard lock(m_mutex);
-        if (auto it = m_memory.find(key); it != m_memory.end()) return it->second;
-    }
-    if (m_cacheDir.empty()) return std::nullopt;
+    if (auto kept = compile_files::findInMemory(m_mutex, m_memory, key)) return kept;
+    const std::optional<nlohmann::json> meta = compile_files::readCacheMeta(m_cacheDir, key);
+    if (!meta) return std::nullopt;
     const fs::path dir = m_cacheDir / key;
-    std::error_code ec;
-    if (!fs::exists(dir / "meta.json", ec)) return std::nullopt;
     try {
-        const nlohmann::json meta = nlohmann::json::parse(readFile(dir / "meta.json"));
         CompileResult r;
-        r.ok = meta.at("ok");
-        r.assembled = meta.value("assembled", false);
-        r.ptxMs = meta.value("ptx_ms", 0.0);
-        r.arch = meta.at("arch");
-        r.compilerVersion = meta.at("compiler");
+        r.ok = meta->at("ok");
+        r.assembled = meta->value("assembled", false);
+        r.ptxMs = meta->value("ptx_ms", 0.0);
+        r.arch = meta->at("arch");
+        r.compilerVersion = meta->at("compiler");
         r.cacheKey = key;
         r.log = readFile(dir / "log.txt");
         r.ptx = readFile(dir / "kernel.ptx");
@@ -170,20 +150,10 @@ void Compiler::store(const CompileResult& result, bool persist) {
         m_memory[result.cacheKey] = result;
     }
     if (m_cacheDir.empty() || !persist) return;
-    // Write into a private folder, then rename: readers never see a half-written entry.
-    const fs::path finalDir = m_cacheDir / result.cacheKey;
-    const fs::path tmpDir = m_cacheDir / (result.cacheKey + ".tmp" + uniqueSuffix());
-    std::error_code ec;
-    fs::create_directories(tmpDir, ec);
-    if (ec) return;
-    writeFile(tmpDir / "log.txt", result.log);
-    writeFile(tmpDir / "kernel.ptx", result.ptx);
-    writeFile(tmpDir / "kernel.cubin", result.cubin);
-    nlohmann::json meta = {{"ok", result.ok}, {"assembled", result.assembled}, {"arch", result.arch},
-                           {"compiler", result.compilerVersion}, {"ptx_ms", result.ptxMs}};
-    writeFile(tmpDir / "meta.json", meta.dump());
-    fs::rename(tmpDir, finalDir, ec);
-    if (ec) fs::remove_all(tmpDir, ec);  // another thread stored the same key first
+    const nlohmann::json meta = {{"ok", result.ok}, {"assembled", result.assembled}, {"arch", result.arch},
+                                 {"compiler", result.compilerVersion}, {"ptx_ms", result.ptxMs}};
+    compile_files::writeCacheEntry(m_cacheDir / result.cacheKey,
+                                   {{"log.txt", result.log}, {"kernel.ptx", result.ptx}, {"kernel.cubin", result.cubin}}, meta, false);
 }
 
 bool Compiler::claim(const std::string& key) {

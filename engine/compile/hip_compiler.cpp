@@ -1,6 +1,7 @@
 #include "compile/hip_compiler.hpp"
 
 #include "util/data_paths.hpp"
+#include "compile/compile_files.hpp"
 #include "util/hash.hpp"
 
 #include <fmt/format.h>
@@ -20,26 +21,9 @@ extern char** environ;
 
 namespace kx::engine {
 namespace fs = std::filesystem;
+using namespace compile_files;  // readFile, writeFile, uniqueSuffix
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-bool writeFile(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return static_cast<bool>(out);
-}
-
-std::string uniqueSuffix() {
-    static std::mt19937_64 rng{std::random_device{}()};
-    static std::mutex mutex;
-    std::lock_guard lock(mutex);
-    return std::to_string(rng());
-}
 
 // Runs program with args (no shell), stdout and stderr into logFile; returns the exit status,
 // or -1 when the program could not be started or did not exit normally.
@@ -327,22 +311,17 @@ std::string HipCompiler::cacheKey(const HipCompileRequest& request) const {
 }
 
 std::optional<HipCompileResult> HipCompiler::lookup(const std::string& key) {
-    {
-        std::lock_guard lock(m_mutex);
-        if (auto it = m_memory.find(key); it != m_memory.end()) return it->second;
-    }
-    if (m_cacheDir.empty()) return std::nullopt;
+    if (auto kept = compile_files::findInMemory(m_mutex, m_memory, key)) return kept;
+    const std::optional<nlohmann::json> meta = compile_files::readCacheMeta(m_cacheDir, key);
+    if (!meta) return std::nullopt;
     const fs::path dir = m_cacheDir / key;
-    std::error_code ec;
-    if (!fs::exists(dir / "meta.json", ec)) return std::nullopt;
     try {
-        const nlohmann::json meta = nlohmann::json::parse(readFile(dir / "meta.json"));
         HipCompileResult r;
-        r.ok = meta.at("ok").get<bool>();
-        r.arch = meta.value("arch", "");
-        r.compilerVersion = meta.value("compiler", "");
-        r.log = meta.value("log", "");
-        for (const auto& k : meta.value("kernels", nlohmann::json::array())) r.kernels.push_back(resourcesFromJson(k));
+        r.ok = meta->at("ok").get<bool>();
+        r.arch = meta->value("arch", "");
+        r.compilerVersion = meta->value("compiler", "");
+        r.log = meta->value("log", "");
+        for (const auto& k : meta->value("kernels", nlohmann::json::array())) r.kernels.push_back(resourcesFromJson(k));
         r.isa = readFile(dir / "kernel.s");
         r.codeObject = readFile(dir / "kernel.hsaco");
         r.diagnostics = parseClangDiagnostics(r.log);
@@ -361,21 +340,12 @@ void HipCompiler::store(const HipCompileResult& result) {
         m_memory[result.cacheKey] = result;
     }
     if (m_cacheDir.empty()) return;
-    const fs::path finalDir = m_cacheDir / result.cacheKey;
-    const fs::path tmpDir = m_cacheDir / (result.cacheKey + ".tmp" + uniqueSuffix());
-    std::error_code ec;
-    fs::create_directories(tmpDir, ec);
-    if (ec) return;
     nlohmann::json kernels = nlohmann::json::array();
     for (const AmdKernelResources& k : result.kernels) kernels.push_back(resourcesToJson(k));
     const nlohmann::json meta = {{"ok", result.ok}, {"arch", result.arch}, {"compiler", result.compilerVersion},
                                  {"log", result.log}, {"kernels", kernels}};
-    writeFile(tmpDir / "kernel.s", result.isa);
-    writeFile(tmpDir / "kernel.hsaco", result.codeObject);
-    writeFile(tmpDir / "meta.json", meta.dump());  // last: its presence marks a whole entry
-    fs::remove_all(finalDir, ec);
-    fs::rename(tmpDir, finalDir, ec);
-    if (ec) fs::remove_all(tmpDir, ec);
+    compile_files::writeCacheEntry(m_cacheDir / result.cacheKey, {{"kernel.s", result.isa}, {"kernel.hsaco", result.codeObject}}, meta,
+                                   true);
 }
 
 HipCompileResult HipCompiler::compile(const HipCompileRequest& request) {

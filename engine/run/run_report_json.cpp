@@ -3,6 +3,7 @@
 #include "util/error.hpp"
 
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 namespace kx::engine {
@@ -35,49 +36,65 @@ void requireObject(const nlohmann::json& j, const char* what) {
     if (!j.is_object()) throw InputError(std::string(what) + " is not a JSON object");
 }
 
-}  // namespace
+// One plain field of a report under its JSON key.
+template <class Report, class T>
+struct Key {
+    const char* name;
+    T Report::*member;
+};
+template <class Report, class T>
+Key(const char*, T Report::*) -> Key<Report, T>;
 
-nlohmann::json toJson(const CorrectnessReport& c) {
-    return {{"passed", c.passed},
-            {"has_reference", c.hasReference},
-            {"method", c.method},
-            {"checked", c.checked},
-            {"total", c.total},
-            {"max_abs_error", c.maxAbsError},
-            {"max_rel_error", c.maxRelError},
-            {"tolerance", c.tolerance},
-            {"first_bad_index", c.firstBadIndex},
-            {"first_bad", c.firstBadText},
-            {"baseline_compared", c.baselineCompared},
-            {"baseline_agrees", c.baselineAgrees},
-            {"baseline_max_rel_diff", c.baselineMaxRelDiff}};
+// Each report's plain fields by key, in reading order: one list serves writing and reading, so a
+// key cannot be written under one name and read under another. Keys with their own rules
+// (nested reports, older spellings) are handled by the callers.
+const auto kCorrectnessKeys = std::make_tuple(
+    Key{"passed", &CorrectnessReport::passed}, Key{"has_reference", &CorrectnessReport::hasReference},
+    Key{"method", &CorrectnessReport::method}, Key{"checked", &CorrectnessReport::checked}, Key{"total", &CorrectnessReport::total},
+    Key{"max_abs_error", &CorrectnessReport::maxAbsError}, Key{"max_rel_error", &CorrectnessReport::maxRelError},
+    Key{"tolerance", &CorrectnessReport::tolerance}, Key{"first_bad_index", &CorrectnessReport::firstBadIndex},
+    Key{"first_bad", &CorrectnessReport::firstBadText}, Key{"baseline_compared", &CorrectnessReport::baselineCompared},
+    Key{"baseline_agrees", &CorrectnessReport::baselineAgrees}, Key{"baseline_max_rel_diff", &CorrectnessReport::baselineMaxRelDiff});
+const auto kBaselineKeys =
+    std::make_tuple(Key{"id", &BaselineReport::id}, Key{"name", &BaselineReport::name}, Key{"error", &BaselineReport::error},
+                    Key{"median_ms", &BaselineReport::medianMs}, Key{"tflops", &BaselineReport::tflops}, Key{"gbps", &BaselineReport::gbps},
+                    Key{"speedup", &BaselineReport::speedup});
+const auto kRunKeys = std::make_tuple(
+    Key{"ok", &RunReport::ok}, Key{"error", &RunReport::error}, Key{"variant", &RunReport::variant}, Key{"device", &RunReport::deviceName},
+    Key{"arch", &RunReport::deviceArch}, Key{"sizes", &RunReport::sizes}, Key{"median_ms", &RunReport::medianMs},
+    Key{"min_ms", &RunReport::minMs}, Key{"max_ms", &RunReport::maxMs}, Key{"reps", &RunReport::reps},
+    Key{"rotation_sets", &RunReport::rotationSets}, Key{"flops", &RunReport::flops}, Key{"bytes", &RunReport::bytes},
+    Key{"tflops", &RunReport::tflops}, Key{"gbps", &RunReport::gbps}, Key{"registers", &RunReport::registers},
+    Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm});
+
+// An object holding every key of `keys` with its value in r.
+template <class Report, class Keys>
+nlohmann::json writeKeys(const Report& r, const Keys& keys) {
+    nlohmann::json j = nlohmann::json::object();
+    std::apply([&](const auto&... k) { ((j[k.name] = r.*(k.member)), ...); }, keys);
+    return j;
 }
 
+// Reads each key of `keys` present in j into r, in order (field() throws on a wrong type).
+template <class Report, class Keys>
+void readKeys(const nlohmann::json& j, Report& r, const Keys& keys) {
+    std::apply([&](const auto&... k) { ((r.*(k.member) = field(j, k.name, r.*(k.member))), ...); }, keys);
+}
+
+}  // namespace
+
+nlohmann::json toJson(const CorrectnessReport& c) { return writeKeys(c, kCorrectnessKeys); }
+
 nlohmann::json toJson(const BaselineReport& b) {
-    nlohmann::json j = {{"id", b.id}, {"name", b.name}, {"median_ms", b.medianMs}, {"tflops", b.tflops}, {"gbps", b.gbps}, {"speedup", b.speedup}};
-    if (!b.error.empty()) j["error"] = b.error;
+    nlohmann::json j = writeKeys(b, kBaselineKeys);
+    if (b.error.empty()) j.erase("error");
     return j;
 }
 
 nlohmann::json toJson(const RunReport& r) {
-    nlohmann::json j = {{"ok", r.ok},
-                        {"variant", r.variant},
-                        {"device", r.deviceName},
-                        {"arch", r.deviceArch},
-                        {"sizes", r.sizes},
-                        {"median_ms", r.medianMs},
-                        {"min_ms", r.minMs},
-                        {"max_ms", r.maxMs},
-                        {"reps", r.reps},
-                        {"rotation_sets", r.rotationSets},
-                        {"flops", r.flops},
-                        {"bytes", r.bytes},
-                        {"tflops", r.tflops},
-                        {"gbps", r.gbps},
-                        {"registers", r.registers},
-                        {"driver_blocks_per_sm", r.driverBlocksPerSm},
-                        {"correctness", toJson(r.correctness)}};
-    if (!r.ok) j["error"] = r.error;
+    nlohmann::json j = writeKeys(r, kRunKeys);
+    if (r.ok) j.erase("error");
+    j["correctness"] = toJson(r.correctness);
     if (!r.baselines.empty()) {
         j["baselines"] = nlohmann::json::array();
         for (const BaselineReport& b : r.baselines) j["baselines"].push_back(toJson(b));
@@ -131,55 +148,21 @@ PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j) {
 CorrectnessReport correctnessReportFromJson(const nlohmann::json& j) {
     requireObject(j, "correctness report");
     CorrectnessReport c;
-    c.passed = field(j, "passed", c.passed);
-    c.hasReference = field(j, "has_reference", c.hasReference);
-    c.method = field(j, "method", c.method);
-    c.checked = field(j, "checked", c.checked);
-    c.total = field(j, "total", c.total);
-    c.maxAbsError = field(j, "max_abs_error", c.maxAbsError);
-    c.maxRelError = field(j, "max_rel_error", c.maxRelError);
-    c.tolerance = field(j, "tolerance", c.tolerance);
-    c.firstBadIndex = field(j, "first_bad_index", c.firstBadIndex);
-    c.firstBadText = field(j, "first_bad", c.firstBadText);
-    c.baselineCompared = field(j, "baseline_compared", c.baselineCompared);
-    c.baselineAgrees = field(j, "baseline_agrees", c.baselineAgrees);
-    c.baselineMaxRelDiff = field(j, "baseline_max_rel_diff", c.baselineMaxRelDiff);
+    readKeys(j, c, kCorrectnessKeys);
     return c;
 }
 
 BaselineReport baselineReportFromJson(const nlohmann::json& j) {
     requireObject(j, "baseline report");
     BaselineReport b;
-    b.id = field(j, "id", b.id);
-    b.name = field(j, "name", b.name);
-    b.error = field(j, "error", b.error);
-    b.medianMs = field(j, "median_ms", b.medianMs);
-    b.tflops = field(j, "tflops", b.tflops);
-    b.gbps = field(j, "gbps", b.gbps);
-    b.speedup = field(j, "speedup", b.speedup);
+    readKeys(j, b, kBaselineKeys);
     return b;
 }
 
 RunReport runReportFromJson(const nlohmann::json& j) {
     requireObject(j, "run report");
     RunReport r;
-    r.ok = field(j, "ok", r.ok);
-    r.error = field(j, "error", r.error);
-    r.variant = field(j, "variant", r.variant);
-    r.deviceName = field(j, "device", r.deviceName);
-    r.deviceArch = field(j, "arch", r.deviceArch);
-    r.sizes = field(j, "sizes", r.sizes);
-    r.medianMs = field(j, "median_ms", r.medianMs);
-    r.minMs = field(j, "min_ms", r.minMs);
-    r.maxMs = field(j, "max_ms", r.maxMs);
-    r.reps = field(j, "reps", r.reps);
-    r.rotationSets = field(j, "rotation_sets", r.rotationSets);
-    r.flops = field(j, "flops", r.flops);
-    r.bytes = field(j, "bytes", r.bytes);
-    r.tflops = field(j, "tflops", r.tflops);
-    r.gbps = field(j, "gbps", r.gbps);
-    r.registers = field(j, "registers", r.registers);
-    r.driverBlocksPerSm = field(j, "driver_blocks_per_sm", r.driverBlocksPerSm);
+    readKeys(j, r, kRunKeys);
     if (j.contains("correctness")) r.correctness = correctnessReportFromJson(j.at("correctness"));
     auto present = [&](const char* key) { return j.contains(key) && !j.at(key).is_null(); };
     if (present("baselines")) {

@@ -75,20 +75,53 @@ std::string inputShareKey(const std::string& name, const DtypeInfo& dtype, long 
     return key;
 }
 
-RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes, const CompileResult& compiled,
-                const RunOptions& opt, const fs::path& dir) {
-    RunPlan plan;
-    // Sizes the kernel's types cannot hold and byte counts that overflow are refused before any
-    // input is generated (run/run_limits.hpp), and with the device's memory known, buffers that
-    // cannot fit in it.
-    checkRunLimits(tmpl, config, arch, sizes, opt.deviceMemoryBytes);
-    const auto vars = tmpl.variables(config, arch, sizes);
-    const std::vector<ResolvedArg> args = tmpl.resolveArgs(config, arch, sizes);
+// The request entry of a buffer argument (in, out, inout, scratch). An input's values are
+// generated from its fill rule (or taken from the share) into plan; outputs are recorded in
+// plan with the files the runner will write.
+nlohmann::json planBuffer(const ResolvedArg& a, size_t index, const DtypeInfo& dtype, const std::map<std::string, double>& vars,
+                          const RunOptions& opt, const fs::path& dir, RunPlan& plan) {
+    nlohmann::json j = {{"name", a.name}, {"role", a.role}, {"elem_bytes", dtype.bytes}, {"count", a.count}};
+    if (a.zeroEachRun) j["zero"] = "each";
+    const fs::path file = dir / (a.name + ".bin");
+    if (a.role == "in" || a.role == "inout") {
+        // Each argument's own stream of the seed, so adding an argument changes no other's values.
+        const FillSpec fill = parseFill(a.fill, dtype, vars);
+        const std::uint64_t stream = opt.seed * 1000003 + index;
+        const std::string key = inputShareKey(a.name, dtype, a.count, fill, stream);
+        plan.inputKeys += key + ";";
+        std::optional<RunShare::Input> shared = opt.share ? opt.share->input(key) : std::nullopt;
+        if (!shared) {
+            HostArray host{&dtype, generateFill(fill, dtype, static_cast<size_t>(a.count), stream)};
+            const std::string bytes = encodeValues(host.values, dtype);
+            if (opt.share) {
+                shared = opt.share->putInput(key, std::move(host), bytes);
+            } else {
+                writeBytes(file, bytes.data(), bytes.size());
+                plan.inputs[a.name] = std::move(host);
+            }
+        }
+        if (shared) {
+            // An in-place argument is written by the kernel: the runner copies it to a
+            // device buffer and writes its output file separately, so the shared file stays.
+            plan.sharedInputs[a.name] = shared->host;
+            if (a.role == "in") {
+                j["file"] = shared->file.string();
+                return j;
+            }
+            fs::copy_file(shared->file, file, fs::copy_options::overwrite_existing);
+        }
+    }
+    if (a.role == "out" || a.role == "inout") {
+        plan.outputTypes[a.name] = &dtype;
+        plan.outputFiles[a.name] = file;
+    }
+    if (a.role != "scratch") j["file"] = file.string();
+    return j;
+}
 
-    const fs::path module = dir / (compiled.cubin.empty() ? "kernel.ptx" : "kernel.cubin");
-    const std::string& image = compiled.cubin.empty() ? compiled.ptx : compiled.cubin;
-    writeBytes(module, image.data(), image.size());
-
+// The request's "args", in signature order, generating the inputs into plan.
+nlohmann::json planArgs(const std::vector<ResolvedArg>& args, const std::map<std::string, double>& vars, const RunOptions& opt,
+                        const fs::path& dir, RunPlan& plan) {
     nlohmann::json jsonArgs = nlohmann::json::array();
     std::map<std::string, const ResolvedArg*> byName;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -112,46 +145,13 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
             jsonArgs.push_back(j);
             continue;
         }
-        nlohmann::json j = {{"name", a.name}, {"role", a.role}, {"elem_bytes", dtype.bytes}, {"count", a.count}};
-        if (a.zeroEachRun) j["zero"] = "each";
-        const fs::path file = dir / (a.name + ".bin");
-        if (a.role == "in" || a.role == "inout") {
-            // Each argument's own stream of the seed, so adding an argument changes no other's values.
-            const FillSpec fill = parseFill(a.fill, dtype, vars);
-            const std::uint64_t stream = opt.seed * 1000003 + i;
-            const std::string key = inputShareKey(a.name, dtype, a.count, fill, stream);
-            plan.inputKeys += key + ";";
-            std::optional<RunShare::Input> shared = opt.share ? opt.share->input(key) : std::nullopt;
-            if (!shared) {
-                HostArray host{&dtype, generateFill(fill, dtype, static_cast<size_t>(a.count), stream)};
-                const std::string bytes = encodeValues(host.values, dtype);
-                if (opt.share) {
-                    shared = opt.share->putInput(key, std::move(host), bytes);
-                } else {
-                    writeBytes(file, bytes.data(), bytes.size());
-                    plan.inputs[a.name] = std::move(host);
-                }
-            }
-            if (shared) {
-                // An in-place argument is written by the kernel: the runner copies it to a
-                // device buffer and writes its output file separately, so the shared file stays.
-                plan.sharedInputs[a.name] = shared->host;
-                if (a.role == "in") {
-                    jsonArgs.push_back(j);
-                    jsonArgs.back()["file"] = shared->file.string();
-                    continue;
-                }
-                fs::copy_file(shared->file, file, fs::copy_options::overwrite_existing);
-            }
-        }
-        if (a.role == "out" || a.role == "inout") {
-            plan.outputTypes[a.name] = &dtype;
-            plan.outputFiles[a.name] = file;
-        }
-        if (a.role != "scratch") j["file"] = file.string();
-        jsonArgs.push_back(j);
+        jsonArgs.push_back(planBuffer(a, i, dtype, vars, opt, dir, plan));
     }
+    return jsonArgs;
+}
 
+// The request's "launches": the template's launch sequence, its primary kernel marked.
+nlohmann::json planLaunches(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes) {
     nlohmann::json launches = nlohmann::json::array();
     const std::string primaryKernel = tmpl.launch(config, arch, sizes).kernel;
     for (const LaunchStep& step : tmpl.launches(config, arch, sizes)) {
@@ -163,30 +163,58 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
                             {"repeat", step.repeat},
                             {"primary", step.kernel == primaryKernel}});
     }
+    return launches;
+}
+
+// The request's "baselines": the manifest's, less those the share already timed (kept in plan
+// with their keys, which depend on plan.inputKeys, so the inputs are planned first).
+nlohmann::json planBaselines(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes,
+                             const std::vector<ResolvedArg>& args, const RunOptions& opt, const fs::path& dir, RunPlan& plan) {
+    std::map<std::string, const ResolvedArg*> byName;
+    for (const ResolvedArg& a : args) byName[a.name] = &a;
+    nlohmann::json baselines = nlohmann::json::array();
+    for (const ResolvedBaseline& b : tmpl.baselines(config, arch, sizes)) {
+        nlohmann::json params = nlohmann::json::object();
+        for (const auto& [k, v] : b.numbers) params[k] = v == std::floor(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<long long>(v)) : nlohmann::json(v);
+        for (const auto& [k, v] : b.texts) params[k] = v;
+        nlohmann::json j = {{"name", b.name}, {"args", b.args}, {"params", params}};
+        const std::string key = j.dump() + "|" + plan.inputKeys + "|" + std::to_string(opt.device);
+        plan.baselineKeys.push_back(key);
+        plan.sharedBaselines.push_back(opt.share ? opt.share->baseline(key) : std::nullopt);
+        if (plan.sharedBaselines.back()) continue;  // timed by an earlier run of the sweep
+        if (!b.output.empty()) {
+            const DtypeInfo& dtype = dtypeOfCType(byName.at(b.output)->type);
+            const fs::path file = dir / ("baseline-" + b.name + ".bin");
+            j["output"] = {{"like", b.output}, {"file", file.string()}};
+            plan.baselineOutputs[b.name] = {&dtype, file};
+        }
+        baselines.push_back(j);
+    }
+    return baselines;
+}
+
+RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes, const CompileResult& compiled,
+                const RunOptions& opt, const fs::path& dir) {
+    RunPlan plan;
+    // Sizes the kernel's types cannot hold and byte counts that overflow are refused before any
+    // input is generated (run/run_limits.hpp), and with the device's memory known, buffers that
+    // cannot fit in it.
+    checkRunLimits(tmpl, config, arch, sizes, opt.deviceMemoryBytes);
+    const auto vars = tmpl.variables(config, arch, sizes);
+    const std::vector<ResolvedArg> args = tmpl.resolveArgs(config, arch, sizes);
+
+    const fs::path module = dir / (compiled.cubin.empty() ? "kernel.ptx" : "kernel.cubin");
+    const std::string& image = compiled.cubin.empty() ? compiled.ptx : compiled.cubin;
+    writeBytes(module, image.data(), image.size());
+
+    const nlohmann::json jsonArgs = planArgs(args, vars, opt, dir, plan);
+    const nlohmann::json launches = planLaunches(tmpl, config, arch, sizes);
     plan.request = {{"cmd", "run"},      {"device", opt.device}, {"module", module.string()}, {"launches", launches},
                     {"args", jsonArgs},  {"warmup", opt.warmup}, {"reps", opt.reps},          {"rotate", "auto"}};
 
     if (opt.pcSamplingRuns > 0) plan.request["pc_sampling"] = {{"runs", opt.pcSamplingRuns}, {"period", opt.pcSamplingPeriod}};
     if (opt.baseline) {
-        nlohmann::json baselines = nlohmann::json::array();
-        for (const ResolvedBaseline& b : tmpl.baselines(config, arch, sizes)) {
-            nlohmann::json params = nlohmann::json::object();
-            for (const auto& [k, v] : b.numbers) params[k] = v == std::floor(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<long long>(v)) : nlohmann::json(v);
-            for (const auto& [k, v] : b.texts) params[k] = v;
-            nlohmann::json j = {{"name", b.name}, {"args", b.args}, {"params", params}};
-            const std::string key = j.dump() + "|" + plan.inputKeys + "|" + std::to_string(opt.device);
-            plan.baselineKeys.push_back(key);
-            plan.sharedBaselines.push_back(opt.share ? opt.share->baseline(key) : std::nullopt);
-            if (plan.sharedBaselines.back()) continue;  // timed by an earlier run of the sweep
-            if (!b.output.empty()) {
-                const ResolvedArg& shape = *byName.at(b.output);
-                const DtypeInfo& dtype = dtypeOfCType(shape.type);
-                const fs::path file = dir / ("baseline-" + b.name + ".bin");
-                j["output"] = {{"like", b.output}, {"file", file.string()}};
-                plan.baselineOutputs[b.name] = {&dtype, file};
-            }
-            baselines.push_back(j);
-        }
+        const nlohmann::json baselines = planBaselines(tmpl, config, arch, sizes, args, opt, dir, plan);
         if (!baselines.empty()) plan.request["baselines"] = baselines;
     }
     return plan;

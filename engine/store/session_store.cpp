@@ -1,31 +1,19 @@
-// [SECTION] Index: helpers, opening and creating, transactions, variants, artifacts, runs,
-// tutorial progress, export.
+// [SECTION] Index: helpers, transactions, variants, artifacts, runs, tutorial progress, editor
+// state. Opening and creating are in session_open.cpp; copies and export in session_export.cpp;
+// sweeps, presets and merge in session_sweeps.cpp.
 #include "store/session_store.hpp"
 #include "util/time_text.hpp"
 
 #include "run/run_report_json.hpp"
-#include "store/schema.hpp"
 #include "store/store_rows.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <ctime>
-#include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace kx::engine {
-
-namespace fs = std::filesystem;
 
 // [SECTION] Helpers
 
@@ -44,109 +32,24 @@ Config configFrom(const std::string& templateId, const std::string& json, const 
     return c;
 }
 
+void bindNamedConfig(SQLite::Statement& st, const std::string& name, const std::string& arch, const Config& config, const std::string& notes) {
+    st.bind(1, name);
+    st.bind(2, config.templateId);
+    st.bind(3, arch);
+    st.bind(4, config.canonical());
+    st.bind(5, nlohmann::json(config.values).dump());
+    st.bind(6, notes);
+}
+
 }  // namespace store_detail
 
+using store_detail::bindNamedConfig;
 using store_detail::configFrom;
 using store_detail::nowText;
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
-
 const char* const kVariantColumns = "id, name, template_id, arch, config_json, notes, created_at, updated_at";
-
-// No write permission for us, or none for anyone: the second matters when running as root,
-// where access() grants everything, yet a file marked read-only should still be treated so.
-bool fileIsReadOnly(const fs::path& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return false;
-    return ::access(path.c_str(), W_OK) != 0 || (st.st_mode & 0222) == 0;
-}
-
-// Rejects what SQLite would misread or write to: a 0-byte file (SQLite takes it for a new,
-// empty database) and anything without SQLite's header.
-void checkHeader(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path.string() + " cannot be opened: " + std::strerror(errno));
-    char header[16] = {};
-    in.read(header, sizeof header);
-    const auto got = in.gcount();
-    if (got == 0) throw InputError(path.string() + " is not a Kernel Explorer session: the file is empty");
-    if (got < 16 || std::memcmp(header, "SQLite format 3", 16) != 0)
-        throw InputError(path.string() + " is not a Kernel Explorer session: not an SQLite file");
-}
-
-std::uint32_t bigEndian(const unsigned char* p, int bytes) {
-    std::uint32_t v = 0;
-    for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
-    return v;
-}
-
-// A file cut short (a copy that stopped early, a full disk) reads as a smaller, valid database
-// to SQLite, which would then rewrite it. Its header says how long it should be: a file that is
-// not a whole number of pages, or shorter than the page count its header vouches for (while no
-// write-ahead log holds the rest), is refused.
-void checkNotTruncated(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char header[100] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec || in.gcount() < static_cast<std::streamsize>(sizeof header))
-        throw InputError(path.string() + " is damaged: truncated (" + std::to_string(in.gcount()) + " bytes, shorter than SQLite's header)");
-    std::uint32_t pageSize = bigEndian(header + 16, 2);
-    if (pageSize == 1) pageSize = 65536;
-    if (pageSize < 512 || (pageSize & (pageSize - 1)) != 0)
-        throw InputError(path.string() + " is damaged: its header gives a page size of " + std::to_string(pageSize) + " bytes");
-    if (size % pageSize != 0)
-        throw InputError(path.string() + " is damaged: truncated (" + std::to_string(size) + " bytes is not a whole number of " +
-                         std::to_string(pageSize) + "-byte pages)");
-    const std::uint32_t pages = bigEndian(header + 28, 4);
-    const bool pagesValid = pages > 0 && bigEndian(header + 24, 4) == bigEndian(header + 92, 4);
-    const auto walSize = fs::file_size(path.string() + "-wal", ec);
-    const bool walHasPages = !ec && walSize > 32;
-    if (pagesValid && !walHasPages && static_cast<std::uintmax_t>(pages) * pageSize > size)
-        throw InputError(path.string() + " is damaged: truncated (its header counts " + std::to_string(pages) + " pages, the file holds " +
-                         std::to_string(size / pageSize) + ")");
-}
-
-// PRAGMA quick_check's rows as one line: the first problem, and how many more there are.
-std::string oneLineCheck(const std::string& check) {
-    std::vector<std::string> problems;
-    std::stringstream lines(check);
-    for (std::string line; std::getline(lines, line);)
-        if (!line.empty() && line.rfind("*** in database", 0) != 0) problems.push_back(line);
-    if (problems.empty()) return "it fails SQLite's integrity check";
-    std::string text = "corrupt (" + problems.front() + ")";
-    if (problems.size() > 1) text += " and " + std::to_string(problems.size() - 1) + " more problem" + (problems.size() > 2 ? "s" : "");
-    return text;
-}
-
-// Every table the schema of `version` has: a file missing one was damaged by hand or by
-// another program, and is refused before anything reads or writes it.
-void checkTables(SQLite::Database& db, int version, const std::string& name) {
-    std::vector<const char*> tables = {"meta"};
-    if (version >= 1) tables.insert(tables.end(), {"variants", "artifacts", "variant_artifacts", "runs", "tutorial_progress"});
-    if (version >= 2) tables.insert(tables.end(), {"sweeps", "sweep_points", "presets"});
-    for (const char* table : tables)
-        if (!db.tableExists(table))
-            throw InputError(name + " is damaged: its table '" + table + "' is missing (schema " + std::to_string(version) + " has it)");
-}
-
-// "file:" URI of a path for SQLite, with the characters URIs reserve escaped.
-std::string fileUri(const fs::path& path) {
-    std::string uri = "file:";
-    for (const char c : fs::absolute(path).string()) {
-        if (c == '%' || c == '?' || c == '#') {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
-            uri += buf;
-        } else {
-            uri += c;
-        }
-    }
-    return uri;
-}
 
 SessionVariant variantFromRow(SQLite::Statement& st, const std::string& where) {
     SessionVariant v;
@@ -168,20 +71,6 @@ RunReport reportFrom(const std::string& json, const std::string& where) {
     }
 }
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
-std::string number(double v) {
-    std::ostringstream s;
-    s.precision(10);
-    s << v;
-    return s.str();
-}
-
 }  // namespace
 
 const char* artifactKindName(ArtifactKind kind) {
@@ -198,97 +87,6 @@ ArtifactKind parseArtifactKind(std::string_view name) {
     for (ArtifactKind k : {ArtifactKind::Source, ArtifactKind::Ptx, ArtifactKind::Sass, ArtifactKind::Resources})
         if (name == artifactKindName(k)) return k;
     throw InputError("unknown artifact kind '" + std::string(name) + "' (source, ptx, sass, resources)");
-}
-
-// [SECTION] Opening and creating
-
-SessionStore::SessionStore(fs::path path, std::unique_ptr<SQLite::Database> db, bool readOnly)
-    : m_path(std::move(path)), m_db(std::move(db)), m_readOnly(readOnly) {}
-SessionStore::SessionStore(SessionStore&&) noexcept = default;
-SessionStore& SessionStore::operator=(SessionStore&&) noexcept = default;
-SessionStore::~SessionStore() = default;
-
-SessionStore SessionStore::create(const fs::path& path) {
-    const std::string name = path.string();
-    // O_EXCL: never overwrite, even a file that appears between a check and the open.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) {
-        if (errno == EEXIST) throw InputError(name + " already exists (a new session never overwrites a file)");
-        throw InputError(name + " cannot be created: " + std::strerror(errno));
-    }
-    ::close(fd);
-    try {
-        auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE, kBusyTimeoutMs);
-        db->execAndGet("PRAGMA journal_mode = WAL");
-        db->exec("PRAGMA synchronous = NORMAL");
-        db->exec("PRAGMA foreign_keys = ON");
-        {
-            SQLite::Transaction tx(*db, SQLite::TransactionBehavior::IMMEDIATE);
-            writeInitialMeta(*db);
-            tx.commit();
-        }
-        migrate(*db, 0, sessionMigrations(), name);
-        return SessionStore(path, std::move(db), false);
-    } catch (const SQLite::Exception& e) {
-        std::error_code ec;
-        fs::remove(path, ec);
-        throw InputError(name + " cannot be created as a session: " + e.what());
-    }
-}
-
-SessionStore SessionStore::open(const fs::path& path) {
-    const std::string name = path.string();
-    std::error_code ec;
-    if (!fs::exists(path, ec)) throw InputError(name + " does not exist");
-    if (!fs::is_regular_file(path, ec)) throw InputError(name + " is not a file");
-    checkHeader(path);
-    checkNotTruncated(path);
-    const bool readOnly = fileIsReadOnly(path);
-    try {
-        std::unique_ptr<SQLite::Database> db;
-        try {
-            db = std::make_unique<SQLite::Database>(path, readOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE, kBusyTimeoutMs);
-            readSchemaVersion(*db, name);
-        } catch (const SQLite::Exception&) {
-            if (!readOnly) throw;
-            // A read-only WAL file needs its -shm file; where that cannot be made (a read-only
-            // folder) read the file as immutable, which needs none.
-            db = std::make_unique<SQLite::Database>(fileUri(path) + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI,
-                                                    kBusyTimeoutMs);
-        }
-        const int version = readSchemaVersion(*db, name);
-        if (version > currentSchemaVersion()) migrate(*db, version, sessionMigrations(), name);  // throws: newer
-        std::string check;
-        {
-            SQLite::Statement st(*db, "PRAGMA quick_check");
-            while (st.executeStep()) check += (check.empty() ? "" : "\n") + st.getColumn(0).getString();
-        }
-        if (check != "ok") throw InputError(name + " is damaged: " + oneLineCheck(check));
-        checkTables(*db, std::min(version, currentSchemaVersion()), name);
-        if (version < currentSchemaVersion() && readOnly)
-            throw InputError(name + " has schema " + std::to_string(version) + " and needs upgrading to " +
-                             std::to_string(currentSchemaVersion()) + ", but it is read-only");
-        if (!readOnly) {
-            db->execAndGet("PRAGMA journal_mode = WAL");
-            db->exec("PRAGMA synchronous = NORMAL");
-            db->exec("PRAGMA foreign_keys = ON");
-            migrate(*db, version, sessionMigrations(), name);
-        }
-        return SessionStore(path, std::move(db), readOnly);
-    } catch (const SQLite::Exception& e) {
-        std::string why = e.what();
-        std::replace(why.begin(), why.end(), '\n', ' ');
-        throw InputError(name + " cannot be read as a Kernel Explorer session: " + why);
-    }
-}
-
-int SessionStore::schemaVersion() const { return readSchemaVersion(*m_db, m_path.string()); }
-
-std::string SessionStore::integrityCheck() const {
-    SQLite::Statement st(*m_db, "PRAGMA integrity_check");
-    std::string text;
-    while (st.executeStep()) text += (text.empty() ? "" : "\n") + st.getColumn(0).getString();
-    return text;
 }
 
 // [SECTION] Transactions
@@ -357,12 +155,7 @@ std::int64_t SessionStore::addVariant(const std::string& name, const std::string
                              "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         const std::string now = nowText();
-        st.bind(1, name);
-        st.bind(2, config.templateId);
-        st.bind(3, arch);
-        st.bind(4, config.canonical());
-        st.bind(5, nlohmann::json(config.values).dump());
-        st.bind(6, notes);
+        bindNamedConfig(st, name, arch, config, notes);
         st.bind(7, now);
         st.bind(8, now);
         st.exec();
@@ -611,7 +404,7 @@ std::vector<TutorialProgress> SessionStore::allTutorialProgress() const {
     return list;
 }
 
-// [SECTION] Editor state and copies
+// [SECTION] Editor state
 
 void SessionStore::setEditorState(const std::string& json) {
     write("save the editor state", [&] {
@@ -625,113 +418,6 @@ void SessionStore::setEditorState(const std::string& json) {
 std::string SessionStore::editorState() const {
     SQLite::Statement st(*m_db, "SELECT value FROM meta WHERE key = 'editor_state'");
     return st.executeStep() ? st.getColumn(0).getString() : std::string();
-}
-
-void SessionStore::saveCopyAs(const fs::path& target) const {
-    std::error_code ec;
-    const fs::path absTarget = fs::absolute(target, ec);
-    if (fs::exists(absTarget, ec) && fs::equivalent(absTarget, m_path, ec))
-        throw InputError(target.string() + " is this session's own file");
-    const fs::path parent = absTarget.parent_path();
-    if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK) != 0)
-        throw InputError("cannot save " + target.string() + ": its folder does not exist or is not writable");
-    // VACUUM INTO refuses an existing file: write a fresh temporary one and rename it over the
-    // target, which is atomic on one file system.
-    const fs::path temp = parent / ("." + absTarget.filename().string() + ".saving-" + std::to_string(::getpid()));
-    fs::remove(temp, ec);
-    try {
-        SQLite::Statement st(*m_db, "VACUUM INTO ?");
-        st.bind(1, temp.string());
-        st.exec();
-    } catch (const std::exception& e) {
-        fs::remove(temp, ec);
-        throw InputError("cannot save " + target.string() + ": " + e.what());
-    }
-    // The copy is a plain rollback-journal file; the next open switches it to WAL.
-    {
-        const int fd = ::open(temp.c_str(), O_RDONLY);
-        if (fd >= 0) {
-            ::fsync(fd);
-            ::close(fd);
-        }
-    }
-    fs::rename(temp, absTarget, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        throw InputError("cannot save " + target.string() + ": " + ec.message());
-    }
-}
-
-// [SECTION] Export
-
-nlohmann::json SessionStore::exportJson() const {
-    nlohmann::json j = {{"app", kSessionAppName}, {"schema_version", schemaVersion()}};
-    j["created"] = m_db->execAndGet("SELECT value FROM meta WHERE key = 'created'").getString();
-    nlohmann::json variantsJson = nlohmann::json::array();
-    for (const SessionVariant& v : variants()) {
-        nlohmann::json vj = {{"id", v.id},         {"name", v.name},   {"template", v.config.templateId},
-                             {"arch", v.arch},     {"config", v.config.values}, {"config_canonical", v.config.canonical()},
-                             {"notes", v.notes},   {"created_at", v.createdAt}, {"updated_at", v.updatedAt}};
-        vj["artifacts"] = nlohmann::json::array();
-        for (const ArtifactInfo& a : artifactsOf(v.id))
-            vj["artifacts"].push_back({{"kind", artifactKindName(a.kind)}, {"hash", a.hash}, {"size", a.size}});
-        vj["runs"] = nlohmann::json::array();
-        for (const StoredRun& r : runsOf(v.id)) {
-            nlohmann::json calibration = nullptr;
-            if (!r.calibrationJson.empty()) calibration = nlohmann::json::parse(r.calibrationJson, nullptr, false);
-            vj["runs"].push_back({{"id", r.id}, {"device", r.device}, {"created_at", r.createdAt}, {"calibration", calibration},
-                                  {"report", toJson(r.report)}});
-        }
-        variantsJson.push_back(std::move(vj));
-    }
-    j["variants"] = std::move(variantsJson);
-    j["sweeps"] = nlohmann::json::array();
-    for (const StoredSweep& s : sweeps()) {
-        nlohmann::json sj = {{"uid", s.uid},   {"name", s.name},   {"template", s.templateId}, {"arch", s.arch},
-                             {"state", s.state}, {"created_at", s.createdAt}, {"updated_at", s.updatedAt}};
-        sj["spec"] = nlohmann::json::parse(s.specJson, nullptr, false);
-        sj["points"] = nlohmann::json::array();
-        for (const StoredSweepPoint& p : sweepPoints(s.id)) {
-            nlohmann::json pj = {{"name", p.name}, {"config", p.config.values}, {"status", p.status}, {"reason", p.reason}};
-            pj["variant_id"] = p.variantId ? nlohmann::json(*p.variantId) : nlohmann::json(nullptr);
-            pj["run_id"] = p.runId ? nlohmann::json(*p.runId) : nlohmann::json(nullptr);
-            pj["result"] = nlohmann::json::parse(p.resultJson, nullptr, false);
-            sj["points"].push_back(std::move(pj));
-        }
-        j["sweeps"].push_back(std::move(sj));
-    }
-    j["presets"] = nlohmann::json::array();
-    for (const StoredPreset& p : presets())
-        j["presets"].push_back({{"name", p.name}, {"template", p.config.templateId}, {"arch", p.arch}, {"config", p.config.values},
-                                {"notes", p.notes}, {"created_at", p.createdAt}});
-    j["tutorial_progress"] = nlohmann::json::array();
-    for (const TutorialProgress& t : allTutorialProgress())
-        j["tutorial_progress"].push_back({{"tutorial", t.tutorialId}, {"step", t.step}, {"state", t.state}, {"updated_at", t.updatedAt}});
-    return j;
-}
-
-std::string SessionStore::exportCsv() const {
-    std::string out =
-        "variant,template,arch,config,notes,run_id,run_created,device,ok,passed,median_ms,min_ms,max_ms,reps,tflops,gbps,"
-        "pct_of_compute_ceiling,pct_of_copy_bandwidth,baseline,baseline_ms,speedup,registers,sizes\n";
-    for (const SessionVariant& v : variants()) {
-        for (const StoredRun& r : runsOf(v.id)) {
-            const RunReport& p = r.report;
-            const BaselineReport* base = p.primaryBaseline();
-            std::string sizes;
-            for (const auto& [k, value] : p.sizes) sizes += (sizes.empty() ? "" : " ") + k + "=" + std::to_string(value);
-            const std::vector<std::string> fields = {
-                v.name, v.config.templateId, v.arch, v.config.canonical(), v.notes, std::to_string(r.id), r.createdAt, r.device,
-                p.ok ? "1" : "0", p.correctness.passed ? "1" : "0", number(p.medianMs), number(p.minMs), number(p.maxMs),
-                std::to_string(p.reps), number(p.tflops), number(p.gbps),
-                p.pctOfComputeCeiling ? number(*p.pctOfComputeCeiling) : "", p.pctOfCopyBandwidth ? number(*p.pctOfCopyBandwidth) : "",
-                base ? base->name : "", base ? number(base->medianMs) : "", base ? number(base->speedup) : "",
-                std::to_string(p.registers), sizes};
-            for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csvField(fields[i]);
-            out += "\n";
-        }
-    }
-    return out;
 }
 
 }  // namespace kx::engine

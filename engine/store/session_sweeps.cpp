@@ -1,5 +1,6 @@
-// SessionStore's sweeps, presets and merge (the class is declared in session_store.hpp; opening,
-// variants, artifacts, runs and export live in session_store.cpp).
+// SessionStore's sweeps, presets and merge (the class is declared in session_store.hpp; variants,
+// artifacts and runs live in session_store.cpp, opening in session_open.cpp, export in
+// session_export.cpp).
 #include "store/session_store.hpp"
 
 #include "store/store_rows.hpp"
@@ -13,6 +14,7 @@
 namespace kx::engine {
 
 namespace fs = std::filesystem;
+using store_detail::bindNamedConfig;
 using store_detail::configFrom;
 using store_detail::nowText;
 // [SECTION] Sweeps
@@ -186,12 +188,7 @@ std::int64_t SessionStore::setPreset(const std::string& name, const std::string&
                              "ON CONFLICT(name) DO UPDATE SET template_id = excluded.template_id, arch = excluded.arch, "
                              "config = excluded.config, config_json = excluded.config_json, notes = excluded.notes, "
                              "created_at = excluded.created_at");
-        st.bind(1, name);
-        st.bind(2, config.templateId);
-        st.bind(3, arch);
-        st.bind(4, config.canonical());
-        st.bind(5, nlohmann::json(config.values).dump());
-        st.bind(6, notes);
+        bindNamedConfig(st, name, arch, config, notes);
         st.bind(7, nowText());
         st.exec();
         SQLite::Statement idOf(*m_db, "SELECT id FROM presets WHERE name = ?");
@@ -235,124 +232,151 @@ std::string freeName(const std::string& name, const std::function<bool(const std
         if (const std::string candidate = name + "-" + std::to_string(n); !taken(candidate)) return candidate;
 }
 
+// Other's ids of variants and runs -> ours, for the sweep points that name them.
+struct MergeIds {
+    std::map<std::int64_t, std::int64_t> variants;
+    std::map<std::int64_t, std::int64_t> runs;
+
+    static std::optional<std::int64_t> mapped(const std::map<std::int64_t, std::int64_t>& ids, const std::optional<std::int64_t>& id) {
+        if (!id) return std::nullopt;
+        const auto it = ids.find(*id);
+        return it == ids.end() ? std::nullopt : std::optional<std::int64_t>(it->second);
+    }
+};
+
+// Runs of their variant `theirId` into our variant `ourId`, compared as stored: the report's
+// JSON text, device and time.
+void mergeRuns(SQLite::Database& ours, SQLite::Database& theirs, std::int64_t theirId, std::int64_t ourId, MergeIds& ids, MergeStats& stats) {
+    SQLite::Statement their(theirs,
+                            "SELECT id, device, calibration_json, report_json, ok, passed, median_ms, created_at FROM runs "
+                            "WHERE variant_id = ? ORDER BY id");
+    their.bind(1, static_cast<int64_t>(theirId));
+    while (their.executeStep()) {
+        SQLite::Statement dup(ours, "SELECT id FROM runs WHERE variant_id = ? AND device = ? AND created_at = ? AND report_json = ?");
+        dup.bind(1, static_cast<int64_t>(ourId));
+        dup.bind(2, their.getColumn(1).getString());
+        dup.bind(3, their.getColumn(7).getString());
+        dup.bind(4, their.getColumn(3).getString());
+        if (dup.executeStep()) {
+            ids.runs[their.getColumn(0).getInt64()] = dup.getColumn(0).getInt64();
+            ++stats.runsSkipped;
+            continue;
+        }
+        SQLite::Statement add(ours,
+                              "INSERT INTO runs(variant_id, device, calibration_json, report_json, ok, passed, median_ms, created_at) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        add.bind(1, static_cast<int64_t>(ourId));
+        add.bind(2, their.getColumn(1).getString());
+        add.bind(3, their.getColumn(2).getString());
+        add.bind(4, their.getColumn(3).getString());
+        add.bind(5, their.getColumn(4).getInt());
+        add.bind(6, their.getColumn(5).getInt());
+        add.bind(7, their.getColumn(6).getDouble());
+        add.bind(8, their.getColumn(7).getString());
+        add.exec();
+        ids.runs[their.getColumn(0).getInt64()] = ours.getLastInsertRowid();
+        ++stats.runsAdded;
+    }
+}
+
+// Variants, keyed by template, arch and config, with the artifact kinds ours lacks and their runs.
+void mergeVariants(SessionStore& self, SQLite::Database& ours, const SessionStore& other, SQLite::Database& theirs, MergeIds& ids,
+                   MergeStats& stats) {
+    for (const SessionVariant& v : other.variants()) {
+        SQLite::Statement same(ours, "SELECT id FROM variants WHERE template_id = ? AND arch = ? AND config = ?");
+        same.bind(1, v.config.templateId);
+        same.bind(2, v.arch);
+        same.bind(3, v.config.canonical());
+        std::int64_t id = 0;
+        if (same.executeStep()) {
+            id = same.getColumn(0).getInt64();
+            if (self.variant(id)->notes.empty() && !v.notes.empty()) self.setNotes(id, v.notes);
+            ++stats.variantsMerged;
+        } else {
+            const std::string name = freeName(v.name, [&](const std::string& n) { return self.findVariant(n).has_value(); });
+            id = self.addVariant(name, v.arch, v.config, v.notes);
+            ++stats.variantsAdded;
+        }
+        ids.variants[v.id] = id;
+        std::vector<ArtifactKind> have;
+        for (const ArtifactInfo& a : self.artifactsOf(id)) have.push_back(a.kind);
+        for (const ArtifactInfo& a : other.artifactsOf(v.id)) {
+            if (std::find(have.begin(), have.end(), a.kind) != have.end()) continue;
+            if (const auto bytes = other.artifact(a.hash)) self.storeArtifact(id, a.kind, *bytes);
+        }
+        mergeRuns(ours, theirs, v.id, id, ids, stats);
+    }
+}
+
+// Sweeps, keyed by uid; each config once, the point that got further wins.
+void mergeSweeps(SessionStore& self, const SessionStore& other, const MergeIds& ids, MergeStats& stats) {
+    for (const StoredSweep& s : other.sweeps()) {
+        if (!self.findSweep(s.uid)) ++stats.sweepsAdded;
+        const std::int64_t sweepId = self.findOrAddSweep(s);
+        std::map<std::string, std::string> ourStatus;
+        for (const StoredSweepPoint& p : self.sweepPoints(sweepId)) ourStatus[p.config.canonical()] = p.status;
+        for (StoredSweepPoint p : other.sweepPoints(s.id)) {
+            const auto it = ourStatus.find(p.config.canonical());
+            if (it != ourStatus.end() && pointRank(it->second) >= pointRank(p.status)) {
+                ++stats.pointsKept;
+                continue;
+            }
+            p.sweepId = sweepId;
+            p.variantId = MergeIds::mapped(ids.variants, p.variantId);
+            p.runId = MergeIds::mapped(ids.runs, p.runId);
+            self.putSweepPoint(p);
+            ++stats.pointsAdded;
+        }
+        // A sweep is finished once any of its shards says so and none is still running.
+        if (s.state == "running") self.setSweepState(sweepId, "running");
+        else if (self.findSweep(s.uid)->state != "running") self.setSweepState(sweepId, s.state);
+    }
+}
+
+void mergePresets(SessionStore& self, const SessionStore& other, MergeStats& stats) {
+    for (const StoredPreset& p : other.presets()) {
+        const auto same = self.findPreset(p.name);
+        if (same && same->config == p.config && same->arch == p.arch) continue;
+        const std::string name = freeName(p.name, [&](const std::string& n) {
+            const auto existing = self.findPreset(n);
+            return existing.has_value() && !(existing->config == p.config && existing->arch == p.arch);
+        });
+        if (const auto existing = self.findPreset(name); existing && existing->config == p.config) continue;
+        self.setPreset(name, p.arch, p.config, p.notes);
+        ++stats.presetsAdded;
+    }
+}
+
+// The more recently updated of the two, with its own time.
+void mergeTutorialProgress(const SessionStore& self, SQLite::Database& ours, const SessionStore& other) {
+    for (const TutorialProgress& t : other.allTutorialProgress()) {
+        const auto mine = self.tutorialProgress(t.tutorialId);
+        if (mine && mine->updatedAt >= t.updatedAt) continue;
+        SQLite::Statement st(ours,
+                             "INSERT INTO tutorial_progress(tutorial_id, step, state, updated_at) VALUES (?, ?, ?, ?) "
+                             "ON CONFLICT(tutorial_id) DO UPDATE SET step = excluded.step, state = excluded.state, "
+                             "updated_at = excluded.updated_at");
+        st.bind(1, t.tutorialId);
+        st.bind(2, t.step);
+        st.bind(3, t.state);
+        st.bind(4, t.updatedAt);
+        st.exec();
+    }
+}
+
 }  // namespace
 
 MergeStats SessionStore::mergeFrom(const SessionStore& other) {
     std::error_code ec;
     if (fs::equivalent(other.m_path, m_path, ec)) throw InputError("cannot merge " + m_path.string() + " into itself");
     MergeStats stats;
+    // Each step calls the public calls of this store, which join this one transaction.
     write("merge sessions", [&] {
-        // Variants, keyed by template, arch and config.
-        std::map<std::int64_t, std::int64_t> variantIds;  // other's id -> ours
-        std::map<std::int64_t, std::int64_t> runIds;
-        for (const SessionVariant& v : other.variants()) {
-            SQLite::Statement same(*m_db, "SELECT id FROM variants WHERE template_id = ? AND arch = ? AND config = ?");
-            same.bind(1, v.config.templateId);
-            same.bind(2, v.arch);
-            same.bind(3, v.config.canonical());
-            std::int64_t id = 0;
-            if (same.executeStep()) {
-                id = same.getColumn(0).getInt64();
-                if (variant(id)->notes.empty() && !v.notes.empty()) setNotes(id, v.notes);
-                ++stats.variantsMerged;
-            } else {
-                const std::string name = freeName(v.name, [&](const std::string& n) { return findVariant(n).has_value(); });
-                id = addVariant(name, v.arch, v.config, v.notes);
-                ++stats.variantsAdded;
-            }
-            variantIds[v.id] = id;
-            std::vector<ArtifactKind> have;
-            for (const ArtifactInfo& a : artifactsOf(id)) have.push_back(a.kind);
-            for (const ArtifactInfo& a : other.artifactsOf(v.id)) {
-                if (std::find(have.begin(), have.end(), a.kind) != have.end()) continue;
-                if (const auto bytes = other.artifact(a.hash)) storeArtifact(id, a.kind, *bytes);
-            }
-            // Runs, compared as stored: the report's JSON text, device and time.
-            SQLite::Statement theirs(*other.m_db,
-                                     "SELECT id, device, calibration_json, report_json, ok, passed, median_ms, created_at FROM runs "
-                                     "WHERE variant_id = ? ORDER BY id");
-            theirs.bind(1, static_cast<int64_t>(v.id));
-            while (theirs.executeStep()) {
-                SQLite::Statement dup(*m_db, "SELECT id FROM runs WHERE variant_id = ? AND device = ? AND created_at = ? AND report_json = ?");
-                dup.bind(1, static_cast<int64_t>(id));
-                dup.bind(2, theirs.getColumn(1).getString());
-                dup.bind(3, theirs.getColumn(7).getString());
-                dup.bind(4, theirs.getColumn(3).getString());
-                if (dup.executeStep()) {
-                    runIds[theirs.getColumn(0).getInt64()] = dup.getColumn(0).getInt64();
-                    ++stats.runsSkipped;
-                    continue;
-                }
-                SQLite::Statement add(*m_db,
-                                      "INSERT INTO runs(variant_id, device, calibration_json, report_json, ok, passed, median_ms, created_at) "
-                                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-                add.bind(1, static_cast<int64_t>(id));
-                add.bind(2, theirs.getColumn(1).getString());
-                add.bind(3, theirs.getColumn(2).getString());
-                add.bind(4, theirs.getColumn(3).getString());
-                add.bind(5, theirs.getColumn(4).getInt());
-                add.bind(6, theirs.getColumn(5).getInt());
-                add.bind(7, theirs.getColumn(6).getDouble());
-                add.bind(8, theirs.getColumn(7).getString());
-                add.exec();
-                runIds[theirs.getColumn(0).getInt64()] = m_db->getLastInsertRowid();
-                ++stats.runsAdded;
-            }
-        }
-        auto mapped = [](const std::map<std::int64_t, std::int64_t>& ids, const std::optional<std::int64_t>& id) -> std::optional<std::int64_t> {
-            if (!id) return std::nullopt;
-            const auto it = ids.find(*id);
-            return it == ids.end() ? std::nullopt : std::optional<std::int64_t>(it->second);
-        };
-
-        // Sweeps, keyed by uid; each config once, the point that got further wins.
-        for (const StoredSweep& s : other.sweeps()) {
-            if (!findSweep(s.uid)) ++stats.sweepsAdded;
-            const std::int64_t sweepId = findOrAddSweep(s);
-            std::map<std::string, std::string> ourStatus;
-            for (const StoredSweepPoint& p : sweepPoints(sweepId)) ourStatus[p.config.canonical()] = p.status;
-            for (StoredSweepPoint p : other.sweepPoints(s.id)) {
-                const auto it = ourStatus.find(p.config.canonical());
-                if (it != ourStatus.end() && pointRank(it->second) >= pointRank(p.status)) {
-                    ++stats.pointsKept;
-                    continue;
-                }
-                p.sweepId = sweepId;
-                p.variantId = mapped(variantIds, p.variantId);
-                p.runId = mapped(runIds, p.runId);
-                putSweepPoint(p);
-                ++stats.pointsAdded;
-            }
-            // A sweep is finished once any of its shards says so and none is still running.
-            if (s.state == "running") setSweepState(sweepId, "running");
-            else if (findSweep(s.uid)->state != "running") setSweepState(sweepId, s.state);
-        }
-
-        for (const StoredPreset& p : other.presets()) {
-            const auto same = findPreset(p.name);
-            if (same && same->config == p.config && same->arch == p.arch) continue;
-            const std::string name = freeName(p.name, [&](const std::string& n) {
-                const auto existing = findPreset(n);
-                return existing.has_value() && !(existing->config == p.config && existing->arch == p.arch);
-            });
-            if (const auto existing = findPreset(name); existing && existing->config == p.config) continue;
-            setPreset(name, p.arch, p.config, p.notes);
-            ++stats.presetsAdded;
-        }
-
-        for (const TutorialProgress& t : other.allTutorialProgress()) {
-            const auto ours = tutorialProgress(t.tutorialId);
-            if (ours && ours->updatedAt >= t.updatedAt) continue;
-            SQLite::Statement st(*m_db,
-                                 "INSERT INTO tutorial_progress(tutorial_id, step, state, updated_at) VALUES (?, ?, ?, ?) "
-                                 "ON CONFLICT(tutorial_id) DO UPDATE SET step = excluded.step, state = excluded.state, "
-                                 "updated_at = excluded.updated_at");
-            st.bind(1, t.tutorialId);
-            st.bind(2, t.step);
-            st.bind(3, t.state);
-            st.bind(4, t.updatedAt);
-            st.exec();
-        }
+        MergeIds ids;
+        mergeVariants(*this, *m_db, other, *other.m_db, ids, stats);
+        mergeSweeps(*this, other, ids, stats);
+        mergePresets(*this, other, stats);
+        mergeTutorialProgress(*this, *m_db, other);
     });
     return stats;
 }
