@@ -11,46 +11,6 @@
 
 namespace kx::runner {
 
-// [SECTION] Helpers
-
-namespace {
-
-// CUPTI names stall reasons after their counters: "smsp__pcsamp_warps_issue_stalled_long_scoreboard".
-std::string shortReason(const std::string& name) {
-    for (const std::string prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_"})
-        if (name.rfind(prefix, 0) == 0) return name.substr(prefix.size());
-    return name;
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The samples of one range, summed by (function, offset): one range may come back in several
-// buffers.
-struct Samples {
-    struct Pc {
-        unsigned long long samples = 0;
-        std::map<std::string, unsigned long long> stalls;
-    };
-    std::map<std::pair<std::string, unsigned long long>, Pc> byPc;
-    unsigned long long total = 0, dropped = 0;
-    bool bufferFull = false;
-
-    nlohmann::json toJson(const PcSamplingOptions& options) const {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& [key, pc] : byPc)
-            list.push_back({{"function", key.first}, {"offset", key.second}, {"samples", pc.samples}, {"stalls", pc.stalls}});
-        nlohmann::json out = {{"period", options.period},   {"runs", options.runs},           {"total_samples", total},
-                              {"dropped_samples", dropped}, {"hardware_buffer_full", bufferFull}, {"pcs", list}};
-        return out;
-    }
-};
-
-}  // namespace
-
-// [SECTION] CUPTI
-
 // The CUPTI entry points sampling needs, resolved from libcupti at run time.
 struct PcSampler::Api {
     void* library = nullptr;
@@ -111,112 +71,22 @@ struct PcSampler::Api {
                      "NVreg_RestrictProfilingToAdminUsers=0)";
         return words;
     }
-
-    CUptiResult countStallReasons(CUcontext context, size_t& count) const {
-        CUpti_PCSamplingGetNumStallReasonsParams countParams = {};
-        countParams.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
-        countParams.ctx = context;
-        countParams.numStallReasons = &count;
-        return cuptiPCSamplingGetNumStallReasons(&countParams);
-    }
-
-    // The `count` stall reasons' names by CUPTI's index, as CUPTI's counters name them.
-    CUptiResult nameStallReasons(CUcontext context, size_t count, std::map<uint32_t, std::string>& names) const {
-        std::vector<std::vector<char>> reasonText(count, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE, 0));
-        std::vector<char*> reasonPointers;
-        for (auto& text : reasonText) reasonPointers.push_back(text.data());
-        std::vector<uint32_t> reasonIndex(count, 0);
-        CUpti_PCSamplingGetStallReasonsParams reasonParams = {};
-        reasonParams.size = CUpti_PCSamplingGetStallReasonsParamsSize;
-        reasonParams.ctx = context;
-        reasonParams.numStallReasons = count;
-        reasonParams.stallReasonIndex = reasonIndex.data();
-        reasonParams.stallReasons = reasonPointers.data();
-        if (CUptiResult s = cuptiPCSamplingGetStallReasons(&reasonParams); s != CUPTI_SUCCESS) return s;
-        for (size_t i = 0; i < count; ++i) names[reasonIndex[i]] = reasonText[i].data();
-        return CUPTI_SUCCESS;
-    }
-
-    // Sizes the buffer CUPTI fills at each GetData, up to kPcs PCs each with every stall reason,
-    // and configures sampling into it: started and stopped explicitly, continuous collection.
-    CUptiResult configure(CUcontext context, size_t reasonCount, int period) {
-        constexpr size_t kPcs = 4096;
-        pcs.assign(kPcs, CUpti_PCSamplingPCData{});
-        pcReasons.assign(kPcs, std::vector<CUpti_PCSamplingStallReason>(reasonCount));
-        for (size_t i = 0; i < kPcs; ++i) {
-            pcs[i].size = sizeof(CUpti_PCSamplingPCData);
-            pcs[i].stallReason = pcReasons[i].data();
-        }
-        data = {};
-        data.size = sizeof(CUpti_PCSamplingData);
-        data.collectNumPcs = kPcs;
-        data.pPcData = pcs.data();
-
-        std::vector<CUpti_PCSamplingConfigurationInfo> config;
-        auto attribute = [&](CUpti_PCSamplingConfigurationAttributeType type) -> CUpti_PCSamplingConfigurationInfo& {
-            config.push_back({});
-            config.back().attributeType = type;
-            return config.back();
-        };
-        attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 1;
-        attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE).attributeData.collectionModeData.collectionMode =
-            CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
-        attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &data;
-        if (period) attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod =
-            static_cast<uint32_t>(period);
-        CUpti_PCSamplingConfigurationInfoParams configParams = {};
-        configParams.size = CUpti_PCSamplingConfigurationInfoParamsSize;
-        configParams.ctx = context;
-        configParams.numAttributes = config.size();
-        configParams.pPCSamplingConfigurationInfo = config.data();
-        return cuptiPCSamplingSetConfigurationAttribute(&configParams);
-    }
-
-    // Adds what the buffer holds to `samples` and empties it.
-    void consume(const std::map<uint32_t, std::string>& reasonName, Samples& samples, std::set<char*>& names) {
-        samples.total += data.totalSamples;
-        samples.dropped += data.droppedSamples;
-        samples.bufferFull = samples.bufferFull || data.hardwareBufferFull;
-        for (size_t i = 0; i < data.totalNumPcs; ++i) {
-            const CUpti_PCSamplingPCData& pc = pcs[i];
-            const std::string function = pc.functionName ? pc.functionName : "?";
-            Samples::Pc& entry = samples.byPc[{function, pc.pcOffset}];
-            for (size_t r = 0; r < pc.stallReasonCount; ++r) {
-                const auto name = reasonName.find(pc.stallReason[r].pcSamplingStallReasonIndex);
-                const std::string reason = shortReason(name == reasonName.end() ? "unknown" : name->second);
-                entry.stalls[reason] += pc.stallReason[r].samples;
-                // The "_not_issued" counters count again a subset of another reason's samples.
-                if (!endsWith(reason, "_not_issued")) entry.samples += pc.stallReason[r].samples;
-            }
-            // CUPTI allocates the names, shared by the PCs of a function; the caller frees them.
-            if (pc.functionName) names.insert(pc.functionName);
-            pcs[i].functionName = nullptr;
-        }
-        data.totalNumPcs = 0;
-    }
-
-    // After Stop: Stop leaves the range's first PCs in the configured buffer; GetData then
-    // fetches the rest (and, once, whatever the hardware buffer still held), into the same buffer.
-    CUptiResult collect(CUcontext context, const std::map<uint32_t, std::string>& reasonName, Samples& samples) {
-        CUpti_PCSamplingGetDataParams get = {};
-        get.size = CUpti_PCSamplingGetDataParamsSize;
-        get.ctx = context;
-        get.pcSamplingData = &data;
-        std::set<char*> names;
-        CUptiResult status = CUPTI_SUCCESS;
-        consume(reasonName, samples, names);
-        for (int round = 0; round < 100000; ++round) {
-            const bool more = data.remainingNumPcs > 0;
-            if (round > 0 && !more) break;
-            if ((status = cuptiPCSamplingGetData(&get)) != CUPTI_SUCCESS) break;
-            consume(reasonName, samples, names);
-        }
-        for (char* name : names) std::free(name);
-        return status;
-    }
 };
 
-// [SECTION] Sampling
+namespace {
+
+// CUPTI names stall reasons after their counters: "smsp__pcsamp_warps_issue_stalled_long_scoreboard".
+std::string shortReason(const std::string& name) {
+    for (const std::string prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_"})
+        if (name.rfind(prefix, 0) == 0) return name.substr(prefix.size());
+    return name;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
 
 PcSampler::PcSampler(DeviceContext& ctx, const PcSamplingOptions& options) : m_ctx(ctx), m_options(options) {
     m_api = new Api;
@@ -252,10 +122,58 @@ nlohmann::json PcSampler::sample(const std::function<void()>& runOnce) {
     };
 
     size_t reasonCount = 0;
-    if (CUptiResult s = api.countStallReasons(context, reasonCount); s != CUPTI_SUCCESS) return fail("listing stall reasons", s);
+    CUpti_PCSamplingGetNumStallReasonsParams countParams = {};
+    countParams.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+    countParams.ctx = context;
+    countParams.numStallReasons = &reasonCount;
+    if (CUptiResult s = api.cuptiPCSamplingGetNumStallReasons(&countParams); s != CUPTI_SUCCESS) return fail("listing stall reasons", s);
+    std::vector<std::vector<char>> reasonText(reasonCount, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE, 0));
+    std::vector<char*> reasonPointers;
+    for (auto& text : reasonText) reasonPointers.push_back(text.data());
+    std::vector<uint32_t> reasonIndex(reasonCount, 0);
+    CUpti_PCSamplingGetStallReasonsParams reasonParams = {};
+    reasonParams.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    reasonParams.ctx = context;
+    reasonParams.numStallReasons = reasonCount;
+    reasonParams.stallReasonIndex = reasonIndex.data();
+    reasonParams.stallReasons = reasonPointers.data();
+    if (CUptiResult s = api.cuptiPCSamplingGetStallReasons(&reasonParams); s != CUPTI_SUCCESS) return fail("naming stall reasons", s);
     std::map<uint32_t, std::string> reasonName;
-    if (CUptiResult s = api.nameStallReasons(context, reasonCount, reasonName); s != CUPTI_SUCCESS) return fail("naming stall reasons", s);
-    if (CUptiResult s = api.configure(context, reasonCount, m_options.period); s != CUPTI_SUCCESS) return fail("configuring PC sampling", s);
+    for (size_t i = 0; i < reasonCount; ++i) reasonName[reasonIndex[i]] = reasonText[i].data();
+
+    // The buffer CUPTI fills at each GetData: up to kPcs PCs, each with every stall reason.
+    constexpr size_t kPcs = 4096;
+    api.pcs.assign(kPcs, CUpti_PCSamplingPCData{});
+    api.pcReasons.assign(kPcs, std::vector<CUpti_PCSamplingStallReason>(reasonCount));
+    std::vector<CUpti_PCSamplingPCData>& pcs = api.pcs;
+    for (size_t i = 0; i < kPcs; ++i) {
+        pcs[i].size = sizeof(CUpti_PCSamplingPCData);
+        pcs[i].stallReason = api.pcReasons[i].data();
+    }
+    CUpti_PCSamplingData& data = api.data;
+    data = {};
+    data.size = sizeof(CUpti_PCSamplingData);
+    data.collectNumPcs = kPcs;
+    data.pPcData = pcs.data();
+
+    std::vector<CUpti_PCSamplingConfigurationInfo> config;
+    auto attribute = [&](CUpti_PCSamplingConfigurationAttributeType type) -> CUpti_PCSamplingConfigurationInfo& {
+        config.push_back({});
+        config.back().attributeType = type;
+        return config.back();
+    };
+    attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 1;
+    attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE).attributeData.collectionModeData.collectionMode =
+        CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &data;
+    if (m_options.period) attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod =
+        static_cast<uint32_t>(m_options.period);
+    CUpti_PCSamplingConfigurationInfoParams configParams = {};
+    configParams.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    configParams.ctx = context;
+    configParams.numAttributes = config.size();
+    configParams.pPCSamplingConfigurationInfo = config.data();
+    if (CUptiResult s = api.cuptiPCSamplingSetConfigurationAttribute(&configParams); s != CUPTI_SUCCESS) return fail("configuring PC sampling", s);
 
     // The range must hold only the sampled runs: let earlier work finish first.
     m_ctx.check(m_ctx.driver().cuCtxSynchronize(), "finishing the work before sampling");
@@ -270,9 +188,59 @@ nlohmann::json PcSampler::sample(const std::function<void()>& runOnce) {
     stop.ctx = context;
     if (CUptiResult s = api.cuptiPCSamplingStop(&stop); s != CUPTI_SUCCESS) return fail("stopping PC sampling", s);
 
-    Samples samples;
-    if (CUptiResult s = api.collect(context, reasonName, samples); s != CUPTI_SUCCESS) return fail("reading the samples", s);
-    return samples.toJson(m_options);
+    // Sum by (function, offset): one range may come back in several buffers.
+    struct Pc {
+        unsigned long long samples = 0;
+        std::map<std::string, unsigned long long> stalls;
+    };
+    std::map<std::pair<std::string, unsigned long long>, Pc> byPc;
+    unsigned long long total = 0, dropped = 0;
+    bool bufferFull = false;
+    CUpti_PCSamplingGetDataParams get = {};
+    get.size = CUpti_PCSamplingGetDataParamsSize;
+    get.ctx = context;
+    get.pcSamplingData = &data;
+    // Stop leaves the range's first PCs in the configured buffer; GetData then fetches the rest
+    // (and, once, whatever the hardware buffer still held), into the same buffer.
+    std::set<char*> names;
+    auto consume = [&] {
+        total += data.totalSamples;
+        dropped += data.droppedSamples;
+        bufferFull = bufferFull || data.hardwareBufferFull;
+        for (size_t i = 0; i < data.totalNumPcs; ++i) {
+            const CUpti_PCSamplingPCData& pc = pcs[i];
+            const std::string function = pc.functionName ? pc.functionName : "?";
+            Pc& entry = byPc[{function, pc.pcOffset}];
+            for (size_t r = 0; r < pc.stallReasonCount; ++r) {
+                const auto name = reasonName.find(pc.stallReason[r].pcSamplingStallReasonIndex);
+                const std::string reason = shortReason(name == reasonName.end() ? "unknown" : name->second);
+                entry.stalls[reason] += pc.stallReason[r].samples;
+                // The "_not_issued" counters count again a subset of another reason's samples.
+                if (!endsWith(reason, "_not_issued")) entry.samples += pc.stallReason[r].samples;
+            }
+            // CUPTI allocates the names, shared by the PCs of a function; the caller frees them.
+            if (pc.functionName) names.insert(pc.functionName);
+            pcs[i].functionName = nullptr;
+        }
+        data.totalNumPcs = 0;
+    };
+    consume();
+    for (int round = 0; round < 100000; ++round) {
+        const bool more = data.remainingNumPcs > 0;
+        if (round > 0 && !more) break;
+        if (CUptiResult s = api.cuptiPCSamplingGetData(&get); s != CUPTI_SUCCESS) {
+            for (char* name : names) std::free(name);
+            return fail("reading the samples", s);
+        }
+        consume();
+    }
+    for (char* name : names) std::free(name);
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [key, pc] : byPc)
+        list.push_back({{"function", key.first}, {"offset", key.second}, {"samples", pc.samples}, {"stalls", pc.stalls}});
+    nlohmann::json out = {{"period", m_options.period},   {"runs", m_options.runs},           {"total_samples", total},
+                          {"dropped_samples", dropped},   {"hardware_buffer_full", bufferFull}, {"pcs", list}};
+    return out;
 }
 
 }  // namespace kx::runner
