@@ -77,6 +77,11 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme, WorkspaceSett
     auto sweep = std::make_unique<SweepView>(ViewContext{m_model, m_theme}, *m_sweepModel);
     m_sweepView = sweep.get();
     m_views.push_back(std::move(sweep));
+    // Your kernel: a floating window like Compare, closed until asked for.
+    m_userTemplates = std::make_unique<UserTemplateModel>(m_model);
+    auto userView = std::make_unique<UserTemplateView>(ViewContext{m_model, m_theme}, *m_userTemplates);
+    m_userTemplateView = userView.get();
+    m_views.push_back(std::move(userView));
     auto performance =
         std::make_unique<PerformanceView>(ViewContext{m_model, m_theme}, m_frameTimes, m_buildTimes, [this] { return activity(); });
     m_views.push_back(std::move(performance));
@@ -189,6 +194,7 @@ bool ExplorerApp::showView(std::string_view name) {
 
 void ExplorerApp::drawMenuBar() {
     drawFileMenu();
+    drawEditMenu();
     drawViewMenu();
     drawSessionMenu();
     drawRunMenu();
@@ -202,7 +208,11 @@ void ExplorerApp::drawMenuBar() {
         if (ImGui::MenuItem("About")) m_about->setOpen(true);
         ImGui::EndMenu();
     }
-    if (!m_workspace.maximised.empty()) {
+    if (!m_notice.empty() && ImGui::GetTime() < m_noticeUntil) {
+        const float w = ImGui::CalcTextSize(m_notice.c_str()).x;
+        ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w - ImGui::GetStyle().ItemSpacing.x * 2));
+        ImGui::TextColored(Theme::toVec4(m_noticeFailed ? m_theme.palette().error : m_theme.palette().ok), "%s", m_notice.c_str());
+    } else if (!m_workspace.maximised.empty()) {
         // Say where the other panels went and how to get them back.
         const std::string text = m_workspace.maximised + " maximised \u2013 Restore (Ctrl+M)";
         ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(text.c_str()).x - ImGui::GetStyle().ItemSpacing.x * 2);
@@ -287,6 +297,7 @@ void ExplorerApp::shortcuts() {
     if (io.KeyShift && ImGui::IsKeyPressed('S')) saveSessionAs();
     if (io.KeyShift && ImGui::IsKeyPressed('C')) m_compare->setOpen(!m_compare->isOpen());
     if (io.KeyShift && ImGui::IsKeyPressed('W')) m_sweepView->setOpen(!m_sweepView->isOpen());
+    if (io.KeyShift && ImGui::IsKeyPressed('K')) m_userTemplateView->setOpen(!m_userTemplateView->isOpen());
 }
 
 void ExplorerApp::updateTutorials() {
@@ -316,6 +327,68 @@ void ExplorerApp::drawFileMenu() {
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) m_quit = true;
     ImGui::EndMenu();
+}
+
+void ExplorerApp::drawEditMenu() {
+    if (!ImGui::BeginMenu("Edit")) return;
+    if (ImGui::MenuItem("Your kernel\u2026", "Ctrl+Shift+K", m_userTemplateView->isOpen())) m_userTemplateView->setOpen(!m_userTemplateView->isOpen());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Edit your own templates: their source, manifest and compiler flags, compiled as you type.");
+    if (ImGui::MenuItem("New kernel from clipboard")) {
+        m_userTemplateView->setOpen(true);
+        try {
+            const char* clip = ImGui::GetClipboardText();
+            m_userTemplates->createFromKernel(clip ? clip : "");
+            m_userTemplateView->showMessage("made the template " + m_userTemplates->id() + " from the clipboard's kernel", false);
+        } catch (const std::exception& e) {
+            m_userTemplateView->showMessage(std::string("cannot make a template of the clipboard: ") + e.what(), true);
+        }
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy one __global__ kernel first: it becomes a user template with a 1-D launch.");
+    ImGui::Separator();
+    if (ImGui::MenuItem("Copy share string", nullptr, false, m_model.currentTemplate() != nullptr)) copyShareString();
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The variant in the editor (template, arch, values, compiler flags, sizes; a user template's files too) as "
+                          "one line to paste into another Kernel Explorer or `kx open`.");
+    if (ImGui::MenuItem("Open share string from clipboard")) openShareString(nullptr);
+    ImGui::EndMenu();
+}
+
+void ExplorerApp::notify(std::string text, bool failed) {
+    m_notice = std::move(text);
+    m_noticeFailed = failed;
+    m_noticeUntil = ImGui::GetCurrentContext() ? ImGui::GetTime() + 8.0 : 0;
+}
+
+std::string ExplorerApp::copyShareString(std::string* why) {
+    try {
+        std::string text = m_userTemplates->shareString();
+        ImGui::SetClipboardText(text.c_str());
+        notify(fmt::format("share string copied ({} characters)", text.size()), false);
+        return text;
+    } catch (const std::exception& e) {
+        if (why != nullptr) *why = e.what();
+        notify(std::string("cannot share: ") + e.what(), true);
+        return {};
+    }
+}
+
+bool ExplorerApp::openShareString(const char* text, std::string* message) {
+    if (text == nullptr) text = ImGui::GetClipboardText();
+    try {
+        const std::string what = m_userTemplates->openShareString(text ? text : "");
+        notify(what, false);
+        // A user template came with it: its editor shows what arrived.
+        if (const engine::Template* t = m_model.currentTemplate(); t != nullptr && m_model.library().isUser(t->id())) {
+            m_userTemplateView->setOpen(true);
+            m_userTemplateView->showMessage(what, false);
+        }
+        if (message != nullptr) *message = what;
+        return true;
+    } catch (const std::exception& e) {
+        notify(e.what(), true);
+        if (message != nullptr) *message = e.what();
+        return false;
+    }
 }
 
 void ExplorerApp::requestFile(FileRequest request) {

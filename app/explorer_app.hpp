@@ -10,6 +10,7 @@
 #include "sweep_model.hpp"
 #include "theme.hpp"
 #include "tutorial_model.hpp"
+#include "user_template_model.hpp"
 #include "views/code_tabs_view.hpp"
 #include "views/compare_view.hpp"
 #include "views/file_dialog_view.hpp"
@@ -17,6 +18,7 @@
 #include "views/tile_view.hpp"
 #include "views/sweep_view.hpp"
 #include "views/tutorials_view.hpp"
+#include "views/user_template_view.hpp"
 #include "views/variants_view.hpp"
 #include "views/view.hpp"
 #include "workspace_layout.hpp"
@@ -45,6 +47,7 @@ public:
         m_nativeDialog.update();
         updateTutorials();
         m_sweepModel->update();
+        m_userTemplates->update();
     }
     // Between ImGui::NewFrame() and ImGui::Render().
     void draw();
@@ -63,6 +66,15 @@ public:
     // Sweeps of the editor's template (Run > Sweep configs) and their window.
     SweepModel& sweeps() { return *m_sweepModel; }
     SweepView& sweepView() { return *m_sweepView; }
+    // The user's own templates and their editor (Edit > Your kernel).
+    UserTemplateModel& userTemplates() { return *m_userTemplates; }
+    UserTemplateView& userTemplateView() { return *m_userTemplateView; }
+    // Edit > Copy share string: the editor's variant as a share string on the clipboard. Returns
+    // the string, or "" with *why set when there is nothing to share.
+    std::string copyShareString(std::string* why = nullptr);
+    // Edit > Open share string from clipboard (text: the clipboard's when null). Returns false
+    // with *message saying why; the outcome shows in the menu bar either way.
+    bool openShareString(const char* text, std::string* message = nullptr);
     // The tutorial player and its window (Help > Tutorials).
     TutorialModel& tutorials() { return *m_tutorialModel; }
     TutorialsView& tutorialsView() { return *m_tutorialsView; }
@@ -126,6 +138,9 @@ private:
     }
     void drawMenuBar();
     void drawFileMenu();
+    void drawEditMenu();
+    // A line at the menu bar's right end for a few seconds: what an Edit menu action did.
+    void notify(std::string text, bool failed);
     void drawSessionMenu();
     void drawRunMenu();
     void drawViewMenu();
@@ -160,6 +175,11 @@ private:
     TutorialsView* m_tutorialsView = nullptr;
     std::unique_ptr<SweepModel> m_sweepModel;
     SweepView* m_sweepView = nullptr;
+    std::unique_ptr<UserTemplateModel> m_userTemplates;
+    UserTemplateView* m_userTemplateView = nullptr;
+    std::string m_notice;
+    bool m_noticeFailed = false;
+    double m_noticeUntil = 0;
     NativeFileDialog m_nativeDialog;
     bool m_quit = false;
 };

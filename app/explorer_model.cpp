@@ -1,6 +1,7 @@
 #include "explorer_model.hpp"
 
 #include "clock_text.hpp"
+#include "run/run_limits.hpp"
 #include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
@@ -26,10 +27,11 @@ constexpr std::string_view kDefaultArch = "sm_90";
 
 }  // namespace
 
-ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir)
+ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir, std::filesystem::path userTemplatesDir)
     : m_dataRoot(std::move(dataRoot)),
+      m_userTemplatesDir(std::move(userTemplatesDir)),
       m_arches(engine::ArchDatabase::loadFromDataRoot(m_dataRoot)),
-      m_library(engine::TemplateLibrary::load(m_dataRoot / "templates")),
+      m_library(engine::TemplateLibrary::load(m_dataRoot / "templates", {m_userTemplatesDir})),
       m_compilerVersion(engine::nvrtcVersionString()),
       m_compiler(std::make_shared<engine::Compiler>(cacheDir)),
       // Beside the NVRTC cache (".../nvrtc" -> ".../hip"), as kx keeps them.
@@ -87,6 +89,53 @@ void ExplorerModel::resetToDefaults() {
     if (!m_template) return;
     m_config = m_template->defaultConfig();
     edited();
+}
+
+void ExplorerModel::setFlag(const std::string& key, const std::string& value) {
+    setFlags(engine::withFlag(m_config.flags, key, value));
+}
+
+void ExplorerModel::setFlags(const engine::CompileFlags& flags) {
+    if (flags == m_config.flags) return;
+    m_config.flags = flags;
+    edited();
+}
+
+void ExplorerModel::putUserTemplate(std::shared_ptr<const engine::Template> tmpl) {
+    m_library.putUser(tmpl);
+    if (!m_template || m_template->id() != tmpl->id()) return;
+    // The same values where the new manifest still allows them: an edit of the source keeps
+    // the config; an edit of the manifest keeps what it can.
+    engine::Config config = tmpl->defaultConfig();
+    for (const auto& [key, value] : m_config.values) {
+        try {
+            config = tmpl->withValues(config, {{key, value}});
+        } catch (const engine::InputError&) {
+        }
+    }
+    config.flags = m_config.flags;
+    m_template = std::move(tmpl);
+    m_config = std::move(config);
+    // The Run panel keeps the sizes typed there unless the manifest's sizes changed.
+    std::vector<std::string> names;
+    for (const engine::SizeSpec& size : m_template->manifest().sizes) names.push_back(size.name);
+    std::vector<std::string> shown;
+    for (const auto& entry : m_runs.sizeText()) shown.push_back(entry.first);
+    std::sort(names.begin(), names.end());
+    if (names != shown) m_runs.resetSizes(*m_template);
+    edited();
+}
+
+engine::OpenedShare ExplorerModel::openShare(const engine::ShareData& data) {
+    engine::OpenedShare opened = engine::openShare(data, m_library, m_arches, m_userTemplatesDir);
+    m_arch = opened.arch;
+    m_template = opened.tmpl;
+    m_config = opened.config;
+    m_runs.resetSizes(*m_template);
+    for (const auto& [name, value] : opened.sizes)
+        if (auto it = m_runs.sizeText().find(name); it != m_runs.sizeText().end()) it->second = std::to_string(value);
+    edited();
+    return opened;
 }
 
 std::string ExplorerModel::paramValue(const std::string& key) const {
@@ -190,6 +239,7 @@ void ExplorerModel::update() {
 void ExplorerModel::runCurrent() {
     if (!m_template || !m_arch || !m_variant) throw engine::InputError("nothing to run: pick a template and an arch");
     if (!m_variant->violations.empty()) throw engine::InputError("this config is not valid: fix the violated constraints first");
+    if (const std::string why = engine::notRunnableReason(*m_template); !why.empty()) throw engine::InputError(why);
     if (!resultIsCurrent() || !m_result || !m_result->ok || !m_result->assembled)
         throw engine::InputError("this config has not compiled yet");
     if (m_runs.runnerState() == RunnerState::Ready)
@@ -239,7 +289,10 @@ bool ExplorerModel::loadVariant(std::int64_t variantId) {
     const SessionDataPtr& data = m_session.data();
     const SessionEntry* e = data ? data->find(variantId) : nullptr;
     if (e == nullptr || !m_library.find(e->variant.config.templateId) || !m_arches.findArch(e->variant.arch)) return false;
-    nlohmann::json state = {{"template", e->variant.config.templateId}, {"arch", e->variant.arch}, {"config", e->variant.config.values}};
+    nlohmann::json state = {{"template", e->variant.config.templateId},
+                            {"arch", e->variant.arch},
+                            {"config", e->variant.config.values},
+                            {"flags", e->variant.config.flags.canonical()}};
     return restoreEditorState(state.dump());
 }
 
@@ -248,6 +301,7 @@ std::string ExplorerModel::editorStateJson() const {
     if (m_template) j["template"] = m_template->id();
     if (m_arch) j["arch"] = m_arch->name;
     j["config"] = m_config.values;
+    j["flags"] = m_config.flags.canonical();
     j["sizes"] = m_runs.sizeText();
     return j.dump();
 }
@@ -270,6 +324,12 @@ bool ExplorerModel::restoreEditorState(const std::string& json) {
                 config = m_template->withValues(config, {{key, value.get<std::string>()}});
             } catch (const std::exception&) {
             }
+        }
+    }
+    if (j.contains("flags") && j["flags"].is_string()) {
+        try {
+            config.flags = engine::parseCompileFlags(j["flags"].get<std::string>());
+        } catch (const engine::InputError&) {
         }
     }
     if (config != m_config) {

@@ -18,6 +18,7 @@
 #include "compare_model.hpp"
 #include "run_model.hpp"
 #include "session_model.hpp"
+#include "templates/share_string.hpp"
 #include "templates/template_library.hpp"
 
 #include <chrono>
@@ -43,9 +44,10 @@ class ExplorerModel {
 public:
     using Clock = std::chrono::steady_clock;
 
-    // Loads arches and templates from dataRoot; compiled artifacts are cached under cacheDir.
-    // Load problems do not throw: they are listed in loadWarnings().
-    ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir);
+    // Loads arches and templates from dataRoot, and the user's templates from userTemplatesDir;
+    // compiled artifacts are cached under cacheDir. Load problems do not throw: they are listed
+    // in loadWarnings().
+    ExplorerModel(std::filesystem::path dataRoot, std::filesystem::path cacheDir, std::filesystem::path userTemplatesDir);
     ~ExplorerModel();
     ExplorerModel(const ExplorerModel&) = delete;
     ExplorerModel& operator=(const ExplorerModel&) = delete;
@@ -55,6 +57,13 @@ public:
     const engine::TemplateLibrary& library() const { return m_library; }
     const std::vector<std::string>& loadWarnings() const { return m_loadWarnings; }
     const std::filesystem::path& dataRoot() const { return m_dataRoot; }
+    // Where the user's own templates live (and new ones are written).
+    const std::filesystem::path& userTemplatesDir() const { return m_userTemplatesDir; }
+    // Adds a user template to the library, or replaces the one with its id (an edit of its
+    // files). When it is the editor's template, the editor moves to the new version, keeping the
+    // parameter values it still allows and the flags, and recompiles. Throws engine::InputError
+    // when a shipped template has the id.
+    void putUserTemplate(std::shared_ptr<const engine::Template> tmpl);
     const std::string& compilerVersion() const { return m_compilerVersion; }
 
     // --- Selection and edits (each returns false / throws without changing anything) ------
@@ -64,6 +73,16 @@ public:
     // Throws engine::InputError when the key is not a parameter or the value is not allowed.
     void setParam(const std::string& key, const std::string& value);
     void resetToDefaults();
+    // The compiler flags of the variant (part of its identity and name: "..._r64"). Throws
+    // engine::InputError on an unknown flag or a value out of range.
+    void setFlag(const std::string& key, const std::string& value);
+    void setFlags(const engine::CompileFlags& flags);
+    const engine::CompileFlags& flags() const { return m_config.flags; }
+    // Puts a share string's variant in the editor (template, arch, config with its flags, the Run
+    // panel's sizes), a user template it carries joining the library (engine::openShare, under
+    // userTemplatesDir()). Throws engine::InputError / OutputError as engine::openShare does,
+    // with nothing changed.
+    engine::OpenedShare openShare(const engine::ShareData& data);
 
     const engine::Template* currentTemplate() const { return m_template.get(); }
     const engine::Arch* currentArch() const { return m_arch; }
@@ -155,6 +174,7 @@ private:
     void onHipCompiled(std::uint64_t generation, std::string name, engine::HipCompileResult result);
 
     std::filesystem::path m_dataRoot;
+    std::filesystem::path m_userTemplatesDir;
     engine::ArchDatabase m_arches;
     engine::TemplateLibrary m_library;
     std::vector<std::string> m_loadWarnings;

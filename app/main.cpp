@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
 
     int exitCode = 0;
     {
-        app::ExplorerModel model(root, engine::cacheRoot() / "nvrtc");
+        app::ExplorerModel model(root, engine::cacheRoot() / "nvrtc", engine::userTemplatesRoot());
         for (const auto& w : model.loadWarnings()) std::cerr << "kernel-explorer: warning: " << w << "\n";
         app::ExplorerApp explorer(model, theme, workspace, defaults, workspaceFile);
         if (headless || runner) model.setPrefetch(false);

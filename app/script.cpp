@@ -184,6 +184,12 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             } catch (const std::invalid_argument& e) {
                 throw error(e.what());
             }
+        } else if (isUserCommand(cmd)) {
+            try {
+                parseUserCommand(w, c);
+            } catch (const std::invalid_argument& e) {
+                throw error(e.what());
+            }
         } else if (isWorkspaceCommand(cmd)) {
             try {
                 parseWorkspaceCommand(w, c);
@@ -207,7 +213,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
                                     "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
                                     "compare-select, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
-                                    "print-layout, idle-cpu, theme-check, quit, code)",
+                                    "print-layout, idle-cpu, theme-check, quit, code, kernel, flag, share)",
                                     cmd));
         }
         script.commands.push_back(std::move(c));
@@ -563,12 +569,19 @@ void ScriptRunner::step(ExplorerApp& app) {
         case ScriptCommand::Kind::Workspace:
             if (stepWorkspace(c, app)) return;
             break;
+        case ScriptCommand::Kind::UserKernel:
+        case ScriptCommand::Kind::Flag:
+        case ScriptCommand::Kind::Share:
+            if (stepUser(c, app)) return;
+            break;
         case ScriptCommand::Kind::Tutorial:
             if (stepTutorial(c, app)) return;
             break;
         case ScriptCommand::Kind::Expect:
             for (const auto& [k, v] : c.values) {
-                const std::string got = model.paramValue(k);
+                std::string got = model.paramValue(k);
+                for (const auto& [flag, value] : model.flags().values())
+                    if (flag == k && got.empty()) got = value;
                 if (got != v) fail(c, fmt::format("expected {}={}, the editor has {}={}", k, v, k, got.empty() ? "(none)" : got));
             }
             break;

@@ -35,7 +35,7 @@
 //   fault KIND               launch a planted faulty kernel: out_of_bounds, trap or hang
 //   wait-run                 render until the run in flight ended (at most 600 s); prints
 //                            "kernel-explorer: run: VARIANT: ..." with its outcome on stderr
-//   expect KEY=VALUE...      fail unless the editor's parameters have these values (tests)
+//   expect KEY=VALUE...      fail unless the editor's parameters (or compiler flags) have these values (tests)
 //   crash                    end the process with SIGKILL at once, as `kill -9` would
 //   compare-select A B       open the Compare view, diff variants A and B and tick both for the
 //                            table; a variant is its 1-based position in the session, its name,
@@ -88,6 +88,22 @@
 //   theme-check              print the lowest text contrast of each theme; fail below 4.5:1
 //   quit                     end the app as File > Quit does (scripts without --screenshot keep
 //                            the window open otherwise)
+//   kernel paste FILE        make a user template of the kernel in FILE as Edit > New kernel from
+//                            clipboard does with the clipboard's text, select it, open Your kernel
+//   kernel copy              copy the editor's template as a user template (Your kernel's button)
+//   kernel open ID           open the user template ID in Your kernel and the editor
+//   kernel tab FILE          show FILE's tab in Your kernel (manifest.xml, kernel.cu, ...)
+//   kernel replace FILE OLD NEW   replace the first OLD in FILE with NEW, as typing would (saved
+//                            and reloaded after the usual short delay)
+//   kernel wait              render until the last edit is saved, loaded and compiled (at most 120 s)
+//   kernel print             print "kernel-explorer: kernel: ID: VARIANT on ARCH: flags F[ (cap applied)];
+//                            R registers, spills S+L bytes; loaded|error: REASON"
+//   flag KEY=VALUE...        set compiler flags of the editor's variant: maxrregcount=N, fast_math=true,
+//                            ptxas_opt=0..3, extra_vectorization=true (expect checks them like parameters)
+//   share copy               Edit > Copy share string; prints "kernel-explorer: share: STRING"
+//   share open [STRING]      Edit > Open share string from clipboard (STRING instead of the clipboard's
+//                            text when given); prints "kernel-explorer: share: opened ..."; fails
+//                            with the reason when the string is refused
 //   frames N                 render N frames
 //   screenshot FILE          save a PNG of the window (may appear several times)
 // Syntax errors are found when the file is parsed; unknown names and values when the command runs.
@@ -117,7 +133,8 @@ struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
-        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code
+        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
+        UserKernel, Flag, Share
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
@@ -139,6 +156,9 @@ bool isWorkspaceCommand(const std::string& word);
 // The `code ...` commands of the linked code panes, parsed in script_code.cpp like the above.
 void parseCodeCommand(const std::vector<std::string>& words, ScriptCommand& c);
 void parseWorkspaceCommand(const std::vector<std::string>& words, ScriptCommand& c);
+// The `kernel ...`, `flag ...` and `share ...` commands, parsed in script_user.cpp like the above.
+bool isUserCommand(const std::string& word);
+void parseUserCommand(const std::vector<std::string>& words, ScriptCommand& c);
 
 // Throws ScriptError "FILE:LINE: reason" on a syntax error, or "FILE: cannot read" when absent.
 Script parseScript(const std::filesystem::path& file);
@@ -177,6 +197,8 @@ private:
     bool stepWorkspace(const ScriptCommand& c, ExplorerApp& app);
     // A `code ...` command (script_code.cpp); true while it must wait.
     bool stepCode(const ScriptCommand& c, ExplorerApp& app);
+    // A `kernel`, `flag` or `share` command (script_user.cpp); true while it must wait.
+    bool stepUser(const ScriptCommand& c, ExplorerApp& app);
 
     Script m_script;
     std::size_t m_pc = 0;

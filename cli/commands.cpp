@@ -33,18 +33,13 @@ Config variantConfig(const Template& tmpl, const VariantArgs& args, const std::s
                              " configs; a preset is a set of one (kx sweep --preselected " + args.preset + " times them all)");
         base = preselectedConfigs(set, base).front();
     }
-    return tmpl.withValues(base, parseAssignments(args.sets, "--set"));
+    Config config = tmpl.withValues(base, parseAssignments(args.sets, "--set"));
+    // Each item sets only the flags it names: "--flag maxrregcount=64 --flag fast_math".
+    for (const std::string& item : args.flags) config.flags = withFlags(config.flags, item);
+    return config;
 }
 
-namespace {
-
-struct ResolvedVariant {
-    std::shared_ptr<const Template> tmpl;
-    const Arch* arch = nullptr;
-    Config config;
-};
-
-ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
+ResolvedVariant resolveVariant(const Context& ctx, const VariantArgs& args) {
     ResolvedVariant r;
     r.tmpl = ctx.templates.find(args.templateId);
     if (!r.tmpl) {
@@ -58,6 +53,7 @@ ResolvedVariant resolve(const Context& ctx, const VariantArgs& args) {
     return r;
 }
 
+namespace {
 
 // Throws OutputError when the bytes could not all be written (util/output_file.hpp).
 void writeOutput(const std::string& file, const std::string& bytes) {
@@ -101,9 +97,10 @@ int listTemplates(const Context& ctx, bool json) {
         for (const auto& t : ctx.templates.templates()) {
             nlohmann::json params = nlohmann::json::array();
             for (const ParamSpec& p : t->manifest().params) params.push_back({{"name", p.name}, {"default", p.defaultValue}, {"help", p.help}});
+            const bool user = ctx.templates.isUser(t->id());
             list.push_back({{"id", t->id()}, {"title", t->manifest().title}, {"category", t->manifest().category},
                             {"languages", t->manifest().languages}, {"default_config", t->configName(t->defaultConfig())},
-                            {"parameters", params}});
+                            {"parameters", params}, {"origin", user ? "user" : "shipped"}, {"folder", t->manifest().folder}});
         }
         std::cout << list.dump(2) << "\n";
         return 0;
@@ -113,8 +110,9 @@ int listTemplates(const Context& ctx, bool json) {
     fmt::print("{:<{}} {:<16} {:<9} {}\n", "TEMPLATE", idWidth, "CATEGORY", "LANGUAGES", "TITLE");
     for (const auto& category : ctx.templates.byCategory())
         for (const auto& t : category.templates)
-            fmt::print("{:<{}} {:<16} {:<9} {}\n", t->id(), idWidth, category.name, fmt::format("{}", fmt::join(t->manifest().languages, ",")),
-                       t->manifest().title);
+            fmt::print("{:<{}} {:<16} {:<9} {}{}\n", t->id(), idWidth, category.name,
+                       fmt::format("{}", fmt::join(t->manifest().languages, ",")), t->manifest().title,
+                       ctx.templates.isUser(t->id()) ? "  (user: " + t->manifest().folder + ")" : "");
     return 0;
 }
 
@@ -139,7 +137,7 @@ int listArches(const Context& ctx, bool json) {
 }
 
 int generate(const Context& ctx, const GenerateArgs& args) {
-    const ResolvedVariant v = resolve(ctx, args.variant);
+    const ResolvedVariant v = resolveVariant(ctx, args.variant);
     // Without --lang the language follows the arch's vendor, as compile's does.
     const std::string lang = !args.lang.empty() ? args.lang : v.arch->vendor == Vendor::Amd ? "hip" : "cuda";
     const auto& langs = v.tmpl->manifest().languages;
@@ -164,7 +162,7 @@ int generate(const Context& ctx, const GenerateArgs& args) {
 }
 
 int compile(const Context& ctx, const CompileArgs& args) {
-    const ResolvedVariant v = resolve(ctx, args.variant);
+    const ResolvedVariant v = resolveVariant(ctx, args.variant);
     if (args.lang == "cuda" && v.arch->vendor == Vendor::Amd)
         throw InputError("CUDA compiles need an NVIDIA arch; " + v.arch->name + " is AMD (use --lang hip)");
     if (args.lang == "hip" && v.arch->vendor != Vendor::Amd)
@@ -214,7 +212,9 @@ int compile(const Context& ctx, const CompileArgs& args) {
                                    {"spill_load_bytes", k.spillLoadBytes}, {"barriers", k.barriers},
                                    {"threads_per_block", launch.threadsPerBlock()}});
             nlohmann::json doc = {{"variant", prepared.name}, {"arch", v.arch->name}, {"compiler", result.compilerVersion},
-                                  {"compile_ms", result.compileMs}, {"from_cache", result.fromCache}, {"kernels", kernels}};
+                                  {"compile_ms", result.compileMs}, {"from_cache", result.fromCache}, {"kernels", kernels},
+                                  {"flags", v.config.flags.canonical()}};
+            if (v.config.flags.maxRegisters > 0) doc["register_cap_applied"] = ptxasAppliedRegisterCap(result.log, prepared.name);
             text = doc.dump(2) + "\n";
         } else {
             text = fmt::format("{} for {} ({}{})\n", prepared.name, v.arch->name, result.compilerVersion,
@@ -229,6 +229,12 @@ int compile(const Context& ctx, const CompileArgs& args) {
                 text += fmt::format("  barriers         {}\n", k.barriers);
                 text += fmt::format("  constant memory  {} bytes\n", k.constantBytes);
             }
+            if (!v.config.flags.isDefault()) text += fmt::format("  flags            {}\n", v.config.flags.canonical());
+            if (v.config.flags.maxRegisters > 0)
+                text += ptxasAppliedRegisterCap(result.log, prepared.name)
+                            ? fmt::format("  register cap     {} applied by ptxas\n", v.config.flags.maxRegisters)
+                            : fmt::format("  register cap     {} ignored by ptxas: the kernel's __launch_bounds__ take precedence\n",
+                                          v.config.flags.maxRegisters);
         }
         writeOutput(args.outputFile, text);
     }

@@ -33,14 +33,26 @@ struct VariantArgs {
     std::string arch;
     std::vector<std::string> sets;
     std::string preset;   // a set of templates/<id>/preselected.xml holding one config for the arch
+    std::vector<std::string> flags;  // --flag items: "maxrregcount=64", "fast_math", "a=1,b=2"
 };
 
 // The config a command starts from: the template's defaults, or the preset's config for archName
 // (a preselected set of that name covering the arch and holding exactly one config), with the
-// --set values over it. Throws InputError naming the template's presets for the arch.
+// --set values and --flag compiler flags over it. Throws InputError naming the template's presets
+// for the arch, or a flag that is unknown or out of range.
 engine::Config variantConfig(const engine::Template& tmpl, const VariantArgs& args, const std::string& archName);
 
+// Lists the templates; user templates (TemplateLibrary::isUser) are marked with their folders.
 int listTemplates(const Context& ctx, bool json);
+
+struct ResolvedVariant {
+    std::shared_ptr<const engine::Template> tmpl;
+    const engine::Arch* arch = nullptr;
+    engine::Config config;
+};
+// The template, arch and config (variantConfig) a command's VariantArgs name. Throws InputError
+// listing the templates for an unknown template, and for an unknown arch.
+ResolvedVariant resolveVariant(const Context& ctx, const VariantArgs& args);
 int listArches(const Context& ctx, bool json);
 
 struct GenerateArgs {
@@ -234,6 +246,27 @@ struct RooflineArgs {
     bool json = false;
 };
 int roofline(const Context& ctx, const RooflineArgs& args);
+
+// kx share TEMPLATE --arch A [--set ...] [--flag ...] [--size ...]: prints the variant's share
+// string (templates/share_string.hpp); a user template's files go with it.
+struct ShareArgs {
+    VariantArgs variant;
+    std::vector<std::string> sizes;
+};
+int share(const Context& ctx, const ShareArgs& args);
+
+// kx open STRING: decodes a share string (exit 2 with one line when it is not a valid one), writes
+// a user template it carries to the user's templates folder (util/data_paths.hpp), and prints the
+// variant's name, config, flags and sizes and the kx commands that reproduce it; with --emit
+// (source, ptx, cubin, sass, map, resources) it also generates or compiles the variant as
+// generate and compile do.
+struct OpenArgs {
+    std::string text;
+    std::string emit;        // empty: only describe it
+    std::string outputFile;
+    bool json = false;
+};
+int openShareString(Context& ctx, const OpenArgs& args);
 
 // For `kx run --session FILE`, before the run: throws InputError when FILE exists but is not a
 // writable session, or is absent and cannot be created, so no GPU time is spent for nothing.

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     std::string dataDir;
     app.add_option("--data-dir", dataDir, "Folder holding templates/ and assets/ (default: found next to kx)");
+    std::vector<std::string> templateDirs;
+    app.add_option("--templates", templateDirs,
+                   "More templates: a template's folder, or a folder of them (repeatable). The user's own "
+                   "($XDG_DATA_HOME/kernel-explorer/templates) are always loaded");
     bool json = false;
 
     auto addVariant = [](CLI::App* cmd, cli::VariantArgs& v) {
@@ -25,6 +29,11 @@ int main(int argc, char** argv) {
         cmd->add_option("--arch", v.arch, "Target architecture, e.g. sm_90 (see 'kx arches')")->required();
         cmd->add_option("--set", v.sets, "Parameter value KEY=VALUE (repeatable, or comma-separated)");
         cmd->add_option("--preset", v.preset, "Start from a tuned preset: a set of templates/<id>/preselected.xml with one config for the arch");
+    };
+    auto addFlags = [](CLI::App* cmd, cli::VariantArgs& v) {
+        cmd->add_option("--flag", v.flags,
+                        "Compiler flag: maxrregcount=N (0 or 16..255), fast_math, ptxas_opt=0..3, extra_vectorization "
+                        "(KEY or KEY=VALUE; repeatable, or comma-separated)");
     };
 
     CLI::App* templates = app.add_subcommand("templates", "List the templates");
@@ -35,6 +44,7 @@ int main(int argc, char** argv) {
     cli::GenerateArgs gen;
     CLI::App* generate = app.add_subcommand("generate", "Write a template's source for a config");
     addVariant(generate, gen.variant);
+    addFlags(generate, gen.variant);
     generate->add_option("--lang", gen.lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     auto* genOut = generate->add_option("-o,--output", gen.outputFile, "Output file (default stdout)");
     generate->add_option("--output-dir", gen.outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
@@ -51,6 +61,7 @@ int main(int argc, char** argv) {
     cli::CompileArgs comp;
     CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC (PTX, CUBIN, SASS) or, for AMD, clang 19 (ISA, code object); or print its resources");
     addVariant(compile, comp.variant);
+    addFlags(compile, comp.variant);
     compile->add_option("--emit", comp.emit, "ptx, cubin, sass, map (source line -> PTX -> SASS lines) or resources; AMD arches: isa, hsaco or resources")->required();
     compile->add_option("--lang", comp.lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     compile->add_option("-o,--output", comp.outputFile, "Output file (default stdout)");
@@ -60,6 +71,7 @@ int main(int argc, char** argv) {
     CLI::App* mix = app.add_subcommand(
         "mix", "Static instruction mix by category with load/store widths, from the PTX (and the SASS when nvdisasm or cuobjdump is found)");
     addVariant(mix, mixArgs.variant);
+    addFlags(mix, mixArgs.variant);
     mix->add_option("-o,--output", mixArgs.outputFile, "Output file (default stdout)");
     mix->add_flag("--json", mixArgs.json, "JSON output");
 
@@ -79,6 +91,7 @@ int main(int argc, char** argv) {
     cli::RunArgs runArgs;
     CLI::App* runCmd = app.add_subcommand("run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)");
     addVariant(runCmd, runArgs.variant);
+    addFlags(runCmd, runArgs.variant);
     runCmd->add_option("--size", runArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
     runCmd->add_option("--device", runArgs.device, "GPU index");
     runCmd->add_option("--reps", runArgs.reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
@@ -171,6 +184,7 @@ int main(int argc, char** argv) {
     cli::TilesArgs tilesArgs;
     CLI::App* tilesCmd = app.add_subcommand("tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory");
     addVariant(tilesCmd, tilesArgs.variant);
+    addFlags(tilesCmd, tilesArgs.variant);
     tilesCmd->add_option("--size", tilesArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
     tilesCmd->add_option("--device", tilesArgs.device, "Device of the SM count (assets/devices id; default: the arch's)");
     tilesCmd->add_option("--regs", tilesArgs.regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
@@ -181,6 +195,7 @@ int main(int argc, char** argv) {
     cli::RooflineArgs roofArgs;
     CLI::App* rooflineCmd = app.add_subcommand("roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model");
     addVariant(rooflineCmd, roofArgs.variant);
+    addFlags(rooflineCmd, roofArgs.variant);
     rooflineCmd->add_option("--size", roofArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
     rooflineCmd->add_option("--device", roofArgs.device, "Device id or name (see assets/devices; default: one of the arch's family)");
     rooflineCmd->add_flag("--all-roofs", roofArgs.allRoofs, "Also the compute roofs the kernel cannot use");
@@ -188,10 +203,24 @@ int main(int argc, char** argv) {
     auto* roofCsv = rooflineCmd->add_flag("--csv", roofArgs.csv, "Ceilings, ridges and points as CSV");
     rooflineCmd->add_flag("--json", roofArgs.json, "The whole scene as JSON")->excludes(roofCsv);
 
+    cli::ShareArgs shareArgs;
+    CLI::App* shareCmd = app.add_subcommand("share", "Print a variant's share string (a user template's files go with it); kx open reads it");
+    addVariant(shareCmd, shareArgs.variant);
+    addFlags(shareCmd, shareArgs.variant);
+    shareCmd->add_option("--size", shareArgs.sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
+
+    cli::OpenArgs openArgs;
+    CLI::App* openCmd = app.add_subcommand("open", "Open a share string: write the user template it carries, print the variant and the commands that reproduce it");
+    openCmd->add_option("string", openArgs.text, "The share string (kx1:...)")->required();
+    openCmd->add_option("--emit", openArgs.emit, "Also generate or compile it: source, ptx, cubin, sass, map or resources")
+        ->check(CLI::IsMember({"source", "ptx", "cubin", "sass", "map", "resources"}));
+    openCmd->add_option("-o,--output", openArgs.outputFile, "Output file of --emit (default stdout)");
+    openCmd->add_flag("--json", openArgs.json, "JSON output");
+
     // Name an unknown command plainly instead of CLI11's "A subcommand is required".
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
-        if (word == "--data-dir") { ++i; continue; }
+        if (word == "--data-dir" || word == "--templates") { ++i; continue; }
         if (word.rfind("-", 0) == 0) continue;
         std::string known;
         bool found = false;
@@ -219,7 +248,14 @@ int main(int argc, char** argv) {
 
     try {
         const std::filesystem::path root = dataDir.empty() ? engine::dataRoot() : std::filesystem::path(dataDir);
-        cli::Context ctx{engine::ArchDatabase::loadFromDataRoot(root), engine::TemplateLibrary::load(root / "templates")};
+        // The shipped templates, the user's own, then each --templates folder.
+        std::vector<std::filesystem::path> userDirs = {engine::userTemplatesRoot()};
+        for (const std::string& dir : templateDirs) {
+            std::error_code ec;
+            if (!std::filesystem::is_directory(dir, ec)) throw engine::InputError("--templates " + dir + ": no such folder");
+            userDirs.emplace_back(dir);
+        }
+        cli::Context ctx{engine::ArchDatabase::loadFromDataRoot(root), engine::TemplateLibrary::load(root / "templates", userDirs)};
         for (const auto& e : ctx.arches.errors()) std::cerr << "kx: warning: " << e.toString() << "\n";
         for (const auto& e : ctx.templates.errors()) std::cerr << "kx: warning: " << e.toString() << "\n";
 
@@ -242,6 +278,8 @@ int main(int argc, char** argv) {
         if (*sweepCmd) return cli::sweep(ctx, sw);
         if (*tilesCmd) return cli::tiles(ctx, tilesArgs);
         if (*rooflineCmd) return cli::roofline(ctx, roofArgs);
+        if (*shareCmd) return cli::share(ctx, shareArgs);
+        if (*openCmd) return cli::openShareString(ctx, openArgs);
         tut.dataRoot = root;
         if (*tutorialList) return cli::tutorialList(tut);
         if (*tutorialShow) return cli::tutorialShow(ctx, tut);

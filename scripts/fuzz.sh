@@ -10,7 +10,7 @@ jobs=$(nproc)
 
 cmake --preset fuzz >/dev/null
 targets=(fuzz_manifest fuzz_arch fuzz_expression fuzz_session fuzz_tutorial fuzz_render fuzz_occupancy_csv fuzz_run_reply
-         fuzz_runner_request)
+         fuzz_runner_request fuzz_share)
 cmake --build --preset fuzz -j "$jobs" --target "${targets[@]}"
 
 corpus=build-fuzz/corpus
@@ -73,6 +73,17 @@ cat > "$corpus/fuzz_run_reply/reply.json" <<'JSON'
  "pc_sampling":{"period":0,"runs":10,"total_samples":48213,"dropped_samples":0,"hardware_buffer_full":false,
    "pcs":[{"function":"gemm_k","offset":2688,"samples":512,"stalls":{"long_scoreboard":300,"long_scoreboard_not_issued":300,"selected":212}}]}}
 JSON
+# fuzz_share: share strings from kx share (first byte 0), and the JSON of one with a user
+# template inside (first byte 1: the target compresses and encodes it).
+for args in "gemm --arch sm_90 --set BM=64 --flag maxrregcount=64" "reduce --arch sm_80 --size n=4096"; do
+  { printf '\x00'; build/bin/kx share $args 2>/dev/null || true; } > "$corpus/fuzz_share/shipped_$(echo "$args" | cut -d' ' -f1)"
+done
+{ printf '\x01'; printf '%s' '{"template":"scale","arch":"sm_90","config":{"BLOCK":"128"},"flags":"fast_math=true","sizes":{"n":4096},'
+  printf '%s' '"files":{"manifest.xml":"<template id=\"scale\"><source file=\"kernel.cu\"/><name-pattern>scale_b{BLOCK}</name-pattern>'
+  printf '%s' '<parameters><param name=\"BLOCK\" type=\"int\" values=\"128,256\" default=\"256\"/></parameters>'
+  printf '%s' '<problem><size name=\"n\" default=\"1024\"/></problem><launch grid-x=\"ceil_div(n,BLOCK)\" block-x=\"BLOCK\"/></template>",'
+  printf '%s' '"kernel.cu":"extern \"C\" __global__ void ${KERNEL_NAME}(float* p) { p[threadIdx.x] *= 2; }"}}'
+} > "$corpus/fuzz_share/user_json"
 # fuzz_runner_request: the run request of runner/PROTOCOL.md.
 awk '/^### `run`/{f=1} f&&/^```json/{g=1;next} g&&/^```/{exit} g' runner/PROTOCOL.md > "$corpus/fuzz_runner_request/run.json"
 sed 's/"launches":\[.*/"kernel":"k","grid":[1,1,1],"block":[256,1,1],"dynamic_smem":0,/' "$corpus/fuzz_runner_request/run.json" \

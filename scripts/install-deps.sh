@@ -8,6 +8,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev libtinyxml2-dev libsqlitecpp-dev catch2 libstb-dev
   libfreetype-dev fonts-jetbrains-mono nlohmann-json3-dev libdtl-dev libcli11-dev
   libxxhash-dev libmuparser-dev libfmt-dev libspdlog-dev
+  zlib1g-dev  # share strings (zlib-compressed)
   xvfb xauth libgl1-mesa-dri
   clang-19 llvm-19 lld-19  # HIP to AMD ISA (gfx90a, gfx942) without ROCm
   clang-14 libclang-rt-14-dev  # libFuzzer + ASan/UBSan for scripts/fuzz.sh

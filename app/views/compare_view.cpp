@@ -1,5 +1,7 @@
 #include "views/compare_view.hpp"
 
+#include "compare_flags.hpp"
+
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -114,6 +116,7 @@ void CompareView::rebuild() {
     std::vector<const engine::RunReport*> runs;
     for (const auto& s : sel) runs.push_back(CompareModel::latestRun(*s));
     m_table = buildMetricTable(sel, runs);
+    addFlagRows(m_table, sel);
     m_columnPin.clear();
     for (std::size_t i = 0; i < pins.size() && i < m_ticked.size(); ++i)
         if (m_ticked[i]) m_columnPin.push_back(static_cast<int>(i));

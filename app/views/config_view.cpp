@@ -289,6 +289,16 @@ void ConfigView::drawParams() {
         }
         ImGui::Spacing();
     }
+    // Flags belong to the variant like its parameters; closed until set, to keep the editor short.
+    ImGui::SetNextItemOpen(!model().flags().isDefault(), ImGuiCond_Once);
+    ImGui::PushStyleColor(ImGuiCol_Header, theme().palette().headerBg);
+    ImGui::PushFont(theme().fonts().bold);
+    const bool flagsOpen = ImGui::CollapsingHeader("Compiler flags##group");
+    ImGui::PopFont();
+    ImGui::PopStyleColor();
+    helpTooltip("NVRTC and ptxas options of this variant: a register cap, fast math, the assembler's optimisation level, "
+                "extra vectorisation. They are part of its name (\"_r64_fm\") and of what is kept and compared.");
+    if (flagsOpen) m_flags.draw(model(), labelW);
 }
 
 void ConfigView::drawParam(const engine::ParamSpec& p) {

@@ -1,9 +1,10 @@
 // Configuration panel: one widget per template parameter, grouped as the manifest groups them,
-// the config's procedural name, and the validity verdict right under the editor. A parameter
+// the compiler flags (closed unless set), the config's procedural name, and the validity verdict right under the editor. A parameter
 // named by a violated constraint is outlined; a value that would break a rule the current config
 // keeps is marked (red, "x") in its dropdown or radio group, with the rule on hover.
 #pragma once
 
+#include "views/compile_flags_panel.hpp"
 #include "views/view.hpp"
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace kx::app {
 
 class ConfigView final : public View {
 public:
-    explicit ConfigView(ViewContext context) : View("Configuration", Slot::LeftFill, context) {}
+    explicit ConfigView(ViewContext context) : View("Configuration", Slot::LeftFill, context), m_flags(context.theme) {}
 
 protected:
     void drawContent() override;
@@ -37,6 +38,7 @@ private:
     // values would lift one: the fields to outline.
     bool implicated(const engine::ParamSpec& p);
 
+    CompileFlagsPanel m_flags;
     std::string m_editError;
     std::uint64_t m_breaksFor = ~0ull;  // the model generation m_breaks was computed for
     std::map<std::string, std::map<std::string, std::vector<std::string>>> m_breaks;

@@ -59,7 +59,11 @@ std::vector<std::string> nvrtcSupportedArchs() {
 
 namespace {
 
-bool isAssemblerOption(const std::string& o) { return o.rfind("--maxrregcount=", 0) == 0; }
+// Options only ptxas reads: the PTX stage leaves them out, so its result (and cache entry) is the
+// same whatever they are.
+bool isAssemblerOption(const std::string& o) {
+    return o.rfind("--maxrregcount=", 0) == 0 || o.rfind("-Xptxas", 0) == 0 || o.rfind("--ptxas-options", 0) == 0;
+}
 
 // "sm_90a" -> "compute_90a": the PTX stage targets the virtual arch of the same features.
 std::string virtualArch(const std::string& arch) {

@@ -92,6 +92,11 @@ std::string compileCacheKey(const CompileRequest& request);
 // "Function properties" lines that precede them. Unknown lines are ignored.
 std::vector<KernelResources> parsePtxasReport(std::string_view log);
 
+// True when ptxas says it capped `function`'s registers at --maxrregcount ("Overriding maximum
+// register limit ... for 'f' with N of maxrregcount option"). ptxas says nothing, and keeps the
+// kernel's own limit, for a kernel with __launch_bounds__: those bounds take precedence.
+bool ptxasAppliedRegisterCap(std::string_view log, const std::string& function);
+
 // Parses "file(LINE): error: message" lines of an NVRTC log.
 std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);
 

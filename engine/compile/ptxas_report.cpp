@@ -59,4 +59,15 @@ std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log) {
     return out;
 }
 
+bool ptxasAppliedRegisterCap(std::string_view log, const std::string& function) {
+    // "ptxas info    : Overriding maximum register limit 256 for 'k' with  32 of maxrregcount option"
+    const std::string needle = "for '" + function + "' with";
+    for (std::size_t at = log.find("Overriding maximum register limit"); at != std::string_view::npos;
+         at = log.find("Overriding maximum register limit", at + 1)) {
+        const std::size_t end = log.find('\n', at);
+        if (log.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at).find(needle) != std::string_view::npos) return true;
+    }
+    return false;
+}
+
 }  // namespace kx::engine

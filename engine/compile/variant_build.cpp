@@ -13,6 +13,8 @@ PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const
     v.request.source = v.source;
     v.request.fileName = v.name + (v.language == "hip" ? ".hip" : ".cu");
     v.request.arch = arch.name;
+    // NVRTC's options; a HIP compile takes none (Template::validate refuses flags on AMD arches).
+    if (v.language == "cuda") v.request.options = config.flags.nvrtcOptions();
     return v;
 }
 

@@ -15,7 +15,14 @@ std::string gib(long double bytes) { return fmt::format("{:.1f} GiB", static_cas
 
 }  // namespace
 
+std::string notRunnableReason(const Template& tmpl) {
+    if (!tmpl.manifest().args.empty()) return {};
+    return tmpl.id() + "'s manifest describes no kernel arguments (<args>), so there is nothing to pass to the kernel: "
+                       "list them in " + tmpl.manifest().manifestFile + " to run it (templates/README.md)";
+}
+
 void checkSizeTypes(const Template& tmpl, const SizeMap& sizes) {
+    if (const std::string why = notRunnableReason(tmpl); !why.empty()) throw InputError(why);
     for (const ArgSpec& a : tmpl.manifest().args) {
         if (a.role != "size") continue;
         const auto it = sizes.find(a.name);

@@ -8,7 +8,11 @@
 
 namespace kx::engine {
 
-// Throws InputError when a problem size is passed to the kernel (an arg of role "size") in a
+// Why the template cannot run at all ("" when it can): its manifest lists no <args> (a kernel
+// pasted into the app gets such a manifest until the user describes its arguments).
+std::string notRunnableReason(const Template& tmpl);
+
+// Throws InputError with notRunnableReason when there is one, and when a problem size is passed to the kernel (an arg of role "size") in a
 // type that cannot hold it: "int" (and the other 32-bit types) above 2147483647, unsigned above
 // 4294967295. Needs no config: `kx run` calls it before starting the runner.
 void checkSizeTypes(const Template& tmpl, const SizeMap& sizes);

@@ -106,6 +106,13 @@ CREATE TABLE presets (
 );
 )sql";
 
+// Version 3: compiler flags per variant (templates/compile_flags.hpp), as
+// CompileFlags::canonical() text: "" for the defaults, which every older variant was built with.
+// They are part of the variant's identity: variants.config (Config::canonical()) carries them too.
+const char* const kSchemaV3 = R"sql(
+ALTER TABLE variants ADD COLUMN flags TEXT NOT NULL DEFAULT '';
+)sql";
+
 void setMeta(SQLite::Database& db, const std::string& key, const std::string& value) {
     SQLite::Statement st(db, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     st.bind(1, key);
@@ -116,7 +123,7 @@ void setMeta(SQLite::Database& db, const std::string& key, const std::string& va
 }  // namespace
 
 const std::vector<Migration>& sessionMigrations() {
-    static const std::vector<Migration> list = {{1, kSchemaV1}, {2, kSchemaV2}};
+    static const std::vector<Migration> list = {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}};
     return list;
 }
 

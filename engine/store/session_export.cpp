@@ -81,6 +81,7 @@ nlohmann::json SessionStore::exportJson() const {
     for (const SessionVariant& v : variants()) {
         nlohmann::json vj = {{"id", v.id},         {"name", v.name},   {"template", v.config.templateId},
                              {"arch", v.arch},     {"config", v.config.values}, {"config_canonical", v.config.canonical()},
+                             {"flags", v.config.flags.canonical()},
                              {"notes", v.notes},   {"created_at", v.createdAt}, {"updated_at", v.updatedAt}};
         vj["artifacts"] = nlohmann::json::array();
         for (const ArtifactInfo& a : artifactsOf(v.id))

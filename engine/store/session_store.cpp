@@ -49,7 +49,7 @@ using store_detail::nowText;
 
 namespace {
 
-const char* const kVariantColumns = "id, name, template_id, arch, config_json, notes, created_at, updated_at";
+const char* const kVariantColumns = "id, name, template_id, arch, config_json, notes, created_at, updated_at, flags";
 
 SessionVariant variantFromRow(SQLite::Statement& st, const std::string& where) {
     SessionVariant v;
@@ -60,6 +60,11 @@ SessionVariant variantFromRow(SQLite::Statement& st, const std::string& where) {
     v.notes = st.getColumn(5).getString();
     v.createdAt = st.getColumn(6).getString();
     v.updatedAt = st.getColumn(7).getString();
+    try {
+        v.config.flags = parseCompileFlags(st.getColumn(8).getString());
+    } catch (const InputError& e) {
+        throw InputError(where + ": variant '" + v.name + "' has compiler flags this version does not know: " + e.what());
+    }
     return v;
 }
 
@@ -152,12 +157,13 @@ std::int64_t SessionStore::addVariant(const std::string& name, const std::string
     write("add a variant", [&] {
         checkName(*m_db, name, -1);
         SQLite::Statement st(*m_db,
-                             "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                             "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at, flags) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
         const std::string now = nowText();
         bindNamedConfig(st, name, arch, config, notes);
         st.bind(7, now);
         st.bind(8, now);
+        st.bind(9, config.flags.canonical());
         st.exec();
         id = m_db->getLastInsertRowid();
     });
@@ -183,8 +189,8 @@ std::int64_t SessionStore::duplicateVariant(std::int64_t id, const std::string& 
         checkName(*m_db, newName, -1);
         const std::string now = nowText();
         SQLite::Statement st(*m_db,
-                             "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at) "
-                             "SELECT ?, template_id, arch, config, config_json, notes, ?, ? FROM variants WHERE id = ?");
+                             "INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at, flags) "
+                             "SELECT ?, template_id, arch, config, config_json, notes, ?, ?, flags FROM variants WHERE id = ?");
         st.bind(1, newName);
         st.bind(2, now);
         st.bind(3, now);
@@ -243,15 +249,15 @@ std::optional<SessionVariant> SessionStore::findVariant(const std::string& name)
 
 std::vector<VariantSummary> SessionStore::summaries() const {
     SQLite::Statement st(*m_db,
-                         "SELECT v.id, v.name, v.template_id, v.arch, v.config_json, v.notes, v.created_at, v.updated_at, "
+                         "SELECT v.id, v.name, v.template_id, v.arch, v.config_json, v.notes, v.created_at, v.updated_at, v.flags, "
                          "COUNT(r.id), MIN(CASE WHEN r.ok AND r.passed THEN r.median_ms END) "
                          "FROM variants v LEFT JOIN runs r ON r.variant_id = v.id GROUP BY v.id ORDER BY v.id");
     std::vector<VariantSummary> list;
     while (st.executeStep()) {
         VariantSummary s;
         s.variant = variantFromRow(st, m_path.string());
-        s.runCount = st.getColumn(8).getInt();
-        if (!st.getColumn(9).isNull()) s.bestMs = st.getColumn(9).getDouble();
+        s.runCount = st.getColumn(9).getInt();
+        if (!st.getColumn(10).isNull()) s.bestMs = st.getColumn(10).getDouble();
         list.push_back(std::move(s));
     }
     return list;

@@ -24,6 +24,10 @@
 //                               one point per (sweep_id, config)
 //   presets                     id, name (unique), template_id, arch, config, config_json, notes,
 //                               created_at: named configs (an autotune's winner)
+// Schema version 3 adds:
+//   variants.flags              the variant's compiler flags (CompileFlags::canonical(), "" for the
+//                               defaults); variants.config (Config::canonical()) includes them. Sweep
+//                               points and presets keep parameters only (their flags are the defaults)
 //
 // [SECTION] Guarantees
 // - Every public call that changes the file is one transaction (or part of the caller's

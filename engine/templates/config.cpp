@@ -13,6 +13,7 @@ std::string Config::canonical() const {
         first = false;
         text += key + "=" + value;
     }
+    if (!flags.isDefault()) text += "|" + flags.canonical();
     return text;
 }
 

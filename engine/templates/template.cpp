@@ -190,6 +190,8 @@ std::vector<Violation> Template::validate(const Config& config, const Arch& arch
         }
         if (holds == 0) violations.push_back({fillMessage(c.message, vars, arch.name), c.expr, c.line});
     }
+    if (const std::string problem = compileFlagsProblem(config.flags, arch); !problem.empty())
+        violations.push_back({problem, "compiler flags", 0});
     return violations;
 }
 
@@ -207,7 +209,7 @@ std::string Template::configName(const Config& config) const {
             out += pattern[i];
         }
     }
-    return out;
+    return out + config.flags.nameSuffix();
 }
 
 std::map<std::string, std::string> Template::placeholderValues(const Config& config, const Arch& arch) const {

@@ -83,11 +83,14 @@ public:
     // not a parameter, and naming the value and what is allowed when the value is not allowed.
     Config withValues(const Config& base, const std::map<std::string, std::string>& overrides) const;
 
-    // Every violated constraint for this arch, in manifest order. Empty means valid.
+    // Every violated constraint for this arch, in manifest order, then the compiler flags' problem
+    // (compileFlagsProblem; line 0) when they have one. Empty means valid.
     // Throws InputError when the config is not of this template.
     std::vector<Violation> validate(const Config& config, const Arch& arch) const;
 
-    // The procedural name from the manifest's name pattern: "gemm_f16_rcr_128x128x32_w64x64_s2".
+    // The procedural name from the manifest's name pattern: "gemm_f16_rcr_128x128x32_w64x64_s2",
+    // with the flags' suffix when they are not the defaults ("..._s2_r64_fm"). It is also the
+    // kernel's entry point (${KERNEL_NAME}), so two variants never share a kernel name.
     std::string configName(const Config& config) const;
 
     // Every variable an expression may use: parameters (bool as 0/1), the chosen enum values'

@@ -192,12 +192,33 @@ const ParamSpec* TemplateManifest::findParam(const std::string& name) const {
     return nullptr;
 }
 
+namespace {
+
+TemplateManifest parseManifestDocument(const tinyxml2::XMLDocument& doc, const fs::path& manifestFile);
+
+}  // namespace
+
 TemplateManifest parseManifest(const fs::path& manifestFile) {
     tinyxml2::XMLDocument doc;
     if (doc.LoadFile(manifestFile.c_str()) != tinyxml2::XML_SUCCESS) {
         std::string reason = doc.ErrorStr() ? doc.ErrorStr() : "cannot read file";
         fail(manifestFile, doc.ErrorLineNum(), "malformed XML: " + reason);
     }
+    return parseManifestDocument(doc, manifestFile);
+}
+
+TemplateManifest parseManifestText(const std::string& xml, const fs::path& manifestFile) {
+    tinyxml2::XMLDocument doc;
+    if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS) {
+        std::string reason = doc.ErrorStr() ? doc.ErrorStr() : "cannot parse";
+        fail(manifestFile, doc.ErrorLineNum(), "malformed XML: " + reason);
+    }
+    return parseManifestDocument(doc, manifestFile);
+}
+
+namespace {
+
+TemplateManifest parseManifestDocument(const tinyxml2::XMLDocument& doc, const fs::path& manifestFile) {
     const XMLElement* root = doc.RootElement();
     if (!root || std::string(root->Name()) != "template")
         fail(manifestFile, root ? root->GetLineNum() : 1, "the root element must be <template>");
@@ -372,6 +393,8 @@ TemplateManifest parseManifest(const fs::path& manifestFile) {
     return m;
 }
 
+}  // namespace
+
 std::string readTemplateFile(const TemplateManifest& m, const std::string& relative, int line) {
     const fs::path manifestFile = m.manifestFile;
     const std::string what = "kernel source '" + relative + "'";
@@ -398,45 +421,115 @@ std::string readTemplateFile(const TemplateManifest& m, const std::string& relat
     return text;
 }
 
-TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
-    TemplateLibrary lib;
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-        lib.m_errors.push_back({dir.string(), 0, "template folder not found"});
-        return lib;
-    }
-    std::vector<fs::path> manifests;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.is_directory() && fs::exists(entry.path() / "manifest.xml")) manifests.push_back(entry.path() / "manifest.xml");
-    std::sort(manifests.begin(), manifests.end());
+namespace {
 
-    for (const fs::path& file : manifests) {
-        try {
-            TemplateManifest m = parseManifest(file);
-            std::map<std::string, std::string> sources;
-            for (const auto& [lang, relative] : m.sourceFiles) sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
-            if (lib.find(m.id)) fail(file, 0, "template id '" + m.id + "' is used twice");
-            auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
-            checkManifestValues(*tmpl);
-            lib.m_templates.push_back(std::move(tmpl));
-        } catch (const std::exception& e) {
-            // Anything else that goes wrong with one template (a filesystem or library error)
-            // is that template's problem too: the others still load.
-            // "file:line: message" -> split back into a LoadError.
-            std::string what = e.what();
-            LoadError err{file.string(), 0, what};
-            const std::string prefix = file.string() + ":";
-            if (what.rfind(prefix, 0) == 0) {
-                const std::size_t colon = what.find(':', prefix.size());
-                if (colon != std::string::npos) {
-                    err.line = std::atoi(what.substr(prefix.size(), colon - prefix.size()).c_str());
-                    err.message = what.substr(colon + 2);
-                }
-            }
-            lib.m_errors.push_back(std::move(err));
+// An exception's "file:line: message" split back into a LoadError of `file`.
+LoadError loadErrorOf(const fs::path& file, const std::string& what) {
+    LoadError err{file.string(), 0, what};
+    const std::string prefix = file.string() + ":";
+    if (what.rfind(prefix, 0) == 0) {
+        const std::size_t colon = what.find(':', prefix.size());
+        if (colon != std::string::npos) {
+            err.line = std::atoi(what.substr(prefix.size(), colon - prefix.size()).c_str());
+            err.message = what.substr(colon + 2);
         }
     }
+    return err;
+}
+
+}  // namespace
+
+std::shared_ptr<const Template> loadTemplateFolder(const fs::path& folder) {
+    TemplateManifest m = parseManifest(folder / "manifest.xml");
+    std::map<std::string, std::string> sources;
+    for (const auto& [lang, relative] : m.sourceFiles) sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
+    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
+    checkManifestValues(*tmpl);
+    return tmpl;
+}
+
+std::shared_ptr<const Template> templateFromText(const std::string& manifestXml, const std::map<std::string, std::string>& files,
+                                                 const fs::path& folder) {
+    const fs::path manifestFile = folder / "manifest.xml";
+    TemplateManifest m = parseManifestText(manifestXml, manifestFile);
+    std::map<std::string, std::string> sources;
+    for (const auto& [lang, relative] : m.sourceFiles) {
+        const auto it = files.find(relative);
+        if (it == files.end()) fail(manifestFile, m.sourceFileLines[lang], "kernel source '" + relative + "' is missing");
+        if (it->second.size() > kMaxTemplateFileBytes)
+            fail(manifestFile, m.sourceFileLines[lang], "kernel source '" + relative + "' is over " + std::to_string(kMaxTemplateFileBytes) + " bytes");
+        sources[lang] = it->second;
+    }
+    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
+    checkManifestValues(*tmpl);
+    return tmpl;
+}
+
+TemplateLibrary::TemplateLibrary() : m_mutex(std::make_unique<std::mutex>()) {}
+TemplateLibrary::TemplateLibrary(TemplateLibrary&&) noexcept = default;
+TemplateLibrary& TemplateLibrary::operator=(TemplateLibrary&&) noexcept = default;
+TemplateLibrary::~TemplateLibrary() = default;
+
+TemplateLibrary TemplateLibrary::load(const fs::path& dir) {
+    TemplateLibrary lib;
+    lib.addFolder(dir, TemplateOrigin::Shipped);
     return lib;
+}
+
+TemplateLibrary TemplateLibrary::load(const fs::path& shipped, const std::vector<fs::path>& userDirs) {
+    TemplateLibrary lib = load(shipped);
+    for (const fs::path& dir : userDirs) lib.addFolder(dir, TemplateOrigin::User);
+    return lib;
+}
+
+void TemplateLibrary::addFolder(const fs::path& dir, TemplateOrigin origin) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        m_errors.push_back({dir.string(), 0, "template folder not found"});
+        return;
+    }
+    std::vector<fs::path> manifests;
+    if (fs::exists(dir / "manifest.xml", ec)) {
+        manifests.push_back(dir / "manifest.xml");  // one template's folder
+    } else {
+        for (const auto& entry : fs::directory_iterator(dir, ec))
+            if (entry.is_directory() && fs::exists(entry.path() / "manifest.xml")) manifests.push_back(entry.path() / "manifest.xml");
+    }
+    std::sort(manifests.begin(), manifests.end());
+    for (const fs::path& file : manifests) loadOne(file, origin);
+}
+
+void TemplateLibrary::loadOne(const fs::path& file, TemplateOrigin origin) {
+    try {
+        auto tmpl = loadTemplateFolder(file.parent_path());
+        if (find(tmpl->id())) fail(file, 0, "template id '" + tmpl->id() + "' is used twice");
+        std::lock_guard lock(*m_mutex);
+        if (origin == TemplateOrigin::User) m_userIds.push_back(tmpl->id());
+        m_templates.push_back(std::move(tmpl));
+    } catch (const std::exception& e) {
+        // Anything else that goes wrong with one template (a filesystem or library error)
+        // is that template's problem too: the others still load.
+        m_errors.push_back(loadErrorOf(file, e.what()));
+    }
+}
+
+void TemplateLibrary::putUser(std::shared_ptr<const Template> tmpl) {
+    const std::string id = tmpl->id();
+    std::lock_guard lock(*m_mutex);
+    const auto it = std::find_if(m_templates.begin(), m_templates.end(), [&](const auto& t) { return t->id() == id; });
+    const bool user = std::find(m_userIds.begin(), m_userIds.end(), id) != m_userIds.end();
+    if (it != m_templates.end() && !user) throw InputError("'" + id + "' is a shipped template's id: give the user template another id");
+    if (it != m_templates.end()) {
+        *it = std::move(tmpl);
+    } else {
+        m_userIds.push_back(id);
+        m_templates.push_back(std::move(tmpl));
+    }
+}
+
+bool TemplateLibrary::isUser(std::string_view id) const {
+    std::lock_guard lock(*m_mutex);
+    return std::find(m_userIds.begin(), m_userIds.end(), id) != m_userIds.end();
 }
 
 std::vector<TemplateLibrary::Category> TemplateLibrary::byCategory() const {
@@ -451,6 +544,7 @@ std::vector<TemplateLibrary::Category> TemplateLibrary::byCategory() const {
 }
 
 std::shared_ptr<const Template> TemplateLibrary::find(std::string_view id) const {
+    std::lock_guard lock(*m_mutex);
     for (const auto& t : m_templates)
         if (t->id() == id) return t;
     return nullptr;

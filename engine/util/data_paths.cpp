@@ -62,4 +62,6 @@ fs::path configRoot() { return userFolder("XDG_CONFIG_HOME", ".config", ""); }
 
 fs::path sessionsRoot() { return userFolder("XDG_DATA_HOME", ".local/share", "sessions"); }
 
+fs::path userTemplatesRoot() { return userFolder("XDG_DATA_HOME", ".local/share", "templates"); }
+
 }  // namespace kx::engine

@@ -21,4 +21,9 @@ std::filesystem::path configRoot();
 // else ~/.local/share/kernel-explorer/sessions. Created on first use.
 std::filesystem::path sessionsRoot();
 
+// The user's own templates (one folder each, as under templates/): $XDG_DATA_HOME/kernel-explorer/
+// templates, else ~/.local/share/kernel-explorer/templates. Created on first use. The app and kx
+// load them after the shipped templates; the app writes new ones here.
+std::filesystem::path userTemplatesRoot();
+
 }  // namespace kx::engine

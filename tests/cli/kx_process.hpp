@@ -37,10 +37,12 @@ inline std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-// Runs "kx ARGS" through the shell (so ARGS may redirect stdin).
-inline Outcome runKx(const std::string& args) {
+// Runs "kx ARGS" through the shell (so ARGS may redirect stdin); `env` goes before it
+// ("XDG_DATA_HOME=/tmp/x").
+inline Outcome runKx(const std::string& args, const std::string& env = "") {
     const fs::path errFile = scratchDir() / "stderr.txt";
-    const std::string command = std::string(KX_TEST_BINARY_DIR) + "/bin/kx " + args + " 2>" + errFile.string();
+    const std::string command = (env.empty() ? std::string() : "env " + env + " ") + std::string(KX_TEST_BINARY_DIR) + "/bin/kx " + args +
+                                " 2>" + errFile.string();
     Outcome o;
     FILE* pipe = popen(command.c_str(), "r");
     REQUIRE(pipe);

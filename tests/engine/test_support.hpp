@@ -3,11 +3,30 @@
 
 #include "arch/arch.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <string>
 
 namespace kx::test {
 
 inline std::filesystem::path sourceDir() { return KX_TEST_SOURCE_DIR; }
+
+// An empty folder private to this process and name, removed with everything in it at the end.
+struct ScratchFolder {
+    std::filesystem::path path;
+    explicit ScratchFolder(const std::string& name)
+        : path(std::filesystem::temp_directory_path() / ("kx_test_" + std::to_string(::getpid()) + "_" + name)) {
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~ScratchFolder() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+};
 
 // An sm_90-like arch built in code, so template tests do not depend on assets/.
 inline engine::Arch fakeArch(int maxThreadsPerBlock = 1024) {

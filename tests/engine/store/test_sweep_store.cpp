@@ -1,5 +1,7 @@
 // Schema 2: a version-1 file opens and is upgraded in place with its rows kept; sweeps, sweep
 // points and presets round-trip; merging sessions follows its documented rules and is idempotent.
+// Schema 3: compiler flags per variant round-trip, a version-2 file is upgraded with its variants
+// at the default flags, and variants that differ only in their flags stay two variants.
 #include "run/run_report_json.hpp"
 #include "store/schema.hpp"
 #include "store/session_store.hpp"
@@ -70,7 +72,7 @@ StoredSweepPoint point(std::int64_t sweepId, const std::string& bm, const std::s
 
 }  // namespace
 
-TEST_CASE("a version-1 session opens, is upgraded to version 2 in place, and keeps its rows", "[store][migrations][sweep]") {
+TEST_CASE("a version-1 session opens, is upgraded to the current version in place, and keeps its rows", "[store][migrations][sweep]") {
     const fs::path path = freshPath("v1");
     {
         // A file exactly as the first release wrote it: only the version-1 migration.
@@ -84,10 +86,10 @@ TEST_CASE("a version-1 session opens, is upgraded to version 2 in place, and kee
         db.exec("INSERT INTO runs(variant_id, device, report_json, ok, passed, median_ms, created_at) VALUES "
                 "(1, 'H100', '" + toJson(timed(0.5)).dump() + "', 1, 1, 0.5, '2024-01-01T00:00:00Z')");
     }
-    CHECK(currentSchemaVersion() == 2);
+    CHECK(currentSchemaVersion() >= 2);
     {
         SessionStore s = SessionStore::open(path);
-        CHECK(s.schemaVersion() == 2);
+        CHECK(s.schemaVersion() == currentSchemaVersion());
         const auto v = s.findVariant("old_one");
         REQUIRE(v);
         CHECK(v->notes == "kept");
@@ -96,9 +98,9 @@ TEST_CASE("a version-1 session opens, is upgraded to version 2 in place, and kee
         s.putSweepPoint(point(sweep, "64", "compiled", v->id));
         CHECK(s.integrityCheck() == "ok");
     }
-    // Reopened: still version 2, nothing migrated twice.
+    // Reopened: still the current version, nothing migrated twice.
     SessionStore s = SessionStore::open(path);
-    CHECK(s.schemaVersion() == 2);
+    CHECK(s.schemaVersion() == currentSchemaVersion());
     REQUIRE(s.sweeps().size() == 1);
     CHECK(s.sweepPoints(s.sweeps().front().id).size() == 1);
 }
@@ -236,4 +238,88 @@ TEST_CASE("merging sessions unites variants and runs, keeps sweep points that go
     CHECK(after == beforeCopy);
 
     CHECK_THROWS_WITH(out.mergeFrom(SessionStore::open(outPath)), Catch::Contains("into itself"));
+}
+
+// [SECTION] Schema 3: compiler flags
+
+namespace {
+
+Config gemmConfig(const std::string& flags = "") {
+    Config c;
+    c.templateId = "gemm";
+    c.values = {{"BM", "64"}, {"BN", "128"}};
+    c.flags = parseCompileFlags(flags);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("a variant's compiler flags round-trip through the session", "[store][flags]") {
+    const fs::path path = freshPath("roundtrip");
+    {
+        SessionStore s = SessionStore::create(path);
+        CHECK(s.schemaVersion() == 3);
+        s.addVariant("plain", "sm_90", gemmConfig());
+        const std::int64_t capped = s.addVariant("capped", "sm_90", gemmConfig("maxrregcount=64,fast_math"));
+        s.duplicateVariant(capped, "capped_copy");
+    }
+    const SessionStore s = SessionStore::open(path);
+    CHECK(s.findVariant("plain")->config == gemmConfig());
+    CHECK(s.findVariant("capped")->config == gemmConfig("maxrregcount=64,fast_math"));
+    CHECK(s.findVariant("capped_copy")->config.flags.maxRegisters == 64);
+    const auto summaries = s.summaries();
+    REQUIRE(summaries.size() == 3);
+    CHECK(summaries[1].variant.config.flags.fastMath);
+    CHECK(summaries[1].runCount == 0);
+
+    const nlohmann::json j = s.exportJson();
+    CHECK(j["variants"][0]["flags"] == "");
+    CHECK(j["variants"][1]["flags"] == "maxrregcount=64,fast_math=true");
+    CHECK(j["variants"][1]["config_canonical"].get<std::string>().find("|maxrregcount=64") != std::string::npos);
+}
+
+TEST_CASE("a version-2 session is upgraded to 3 with default flags, and refuses flags it cannot read", "[store][flags][migrations]") {
+    const fs::path path = freshPath("v2");
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        writeInitialMeta(db);
+        migrate(db, 0, {sessionMigrations()[0], sessionMigrations()[1]}, path.string());
+        REQUIRE(readSchemaVersion(db, path.string()) == 2);
+        db.exec("INSERT INTO variants(name, template_id, arch, config, config_json, notes, created_at, updated_at) VALUES "
+                "('old', 'gemm', 'sm_90', 'gemm:BM=64,BN=128', '{\"BM\":\"64\",\"BN\":\"128\"}', '', '2025-01-01T00:00:00Z', "
+                "'2025-01-01T00:00:00Z')");
+    }
+    {
+        SessionStore s = SessionStore::open(path);
+        CHECK(s.schemaVersion() == 3);
+        const auto old = s.findVariant("old");
+        REQUIRE(old);
+        CHECK(old->config == gemmConfig());
+        CHECK(s.integrityCheck() == "ok");
+    }
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE);
+        db.exec("UPDATE variants SET flags = 'warp_speed=9' WHERE name = 'old'");
+    }
+    const SessionStore s = SessionStore::open(path);
+    CHECK_THROWS_WITH(s.variants(), Catch::Contains("variant 'old' has compiler flags this version does not know"));
+}
+
+TEST_CASE("merging keeps variants that differ only in their flags apart", "[store][flags]") {
+    const fs::path aPath = freshPath("a");
+    const fs::path bPath = freshPath("b");
+    {
+        SessionStore a = SessionStore::create(aPath);
+        a.addVariant("v", "sm_90", gemmConfig());
+        SessionStore b = SessionStore::create(bPath);
+        b.addVariant("v", "sm_90", gemmConfig("maxrregcount=64"));
+        b.addVariant("same", "sm_90", gemmConfig());
+    }
+    SessionStore a = SessionStore::open(aPath);
+    const MergeStats stats = a.mergeFrom(SessionStore::open(bPath));
+    CHECK(stats.variantsAdded == 1);   // the capped one, as v-2
+    CHECK(stats.variantsMerged == 1);  // "same" has v's config and flags
+    REQUIRE(a.findVariant("v-2"));
+    CHECK(a.findVariant("v-2")->config.flags.maxRegisters == 64);
+    CHECK(a.mergeFrom(SessionStore::open(bPath)).variantsAdded == 0);
 }
