@@ -177,6 +177,11 @@ int run(const Context& ctx, const RunArgs& args) {
     }
     if (!args.json) {
         printReport(report, arch->name);
+        if (const auto quantities = tmpl->quantities(config, *arch, sizes); !quantities.empty()) {
+            std::string text;
+            for (const auto& [name, value] : quantities) text += fmt::format("{}{} {:.0f}", text.empty() ? "" : "   ", name, value);
+            fmt::print("  problem       {}\n", text);
+        }
         if (report.pcSampling) printPcSampling(*report.pcSampling, compiled, args.pcTop);
     }
     return report.correctness.verdict() == Verdict::Fail ? 1 : 0;

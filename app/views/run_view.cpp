@@ -36,6 +36,26 @@ std::string sizesText(const engine::SizeMap& sizes) {
     return text;
 }
 
+// The manifest's quantities for the sizes typed so far (a convolution's output size and its
+// implicit GEMM's M, N and K), one dim line; nothing while a size does not parse.
+void drawQuantities(const Theme& theme, const engine::Template& tmpl, const engine::Config& config, const engine::Arch* arch,
+                    const std::map<std::string, std::string>& sizeText) {
+    if (tmpl.manifest().quantities.empty() || !arch) return;
+    std::string text;
+    try {
+        for (const auto& [name, value] : tmpl.quantities(config, *arch, tmpl.withSizes(sizeText)))
+            text += (text.empty() ? "" : "   ") + name + " " + fmt::format("{:.0f}", value);
+    } catch (const engine::InputError&) {
+        return;
+    }
+    dimText(theme, text);
+    if (ImGui::IsItemHovered()) {
+        std::string help;
+        for (const engine::QuantitySpec& q : tmpl.manifest().quantities) help += q.name + ": " + q.help + " (" + q.expr + ")\n";
+        ImGui::SetTooltip("%s", help.c_str());
+    }
+}
+
 }  // namespace
 
 void RunView::start() {
@@ -90,17 +110,21 @@ void RunView::drawControls() {
     sectionHeader("Problem size");
     const bool busy = runs.running();
     ImGui::BeginDisabled(busy);
+    // The inputs line up after the longest size name ("M", or a convolution's "stride_d").
+    float labelWidth = ImGui::GetFontSize() * 1.5f;
+    for (const engine::SizeSpec& s : tmpl->manifest().sizes) labelWidth = std::max(labelWidth, ImGui::CalcTextSize(s.name.c_str()).x);
     for (const engine::SizeSpec& s : tmpl->manifest().sizes) {
         ImGui::PushID(s.name.c_str());
         ImGui::AlignTextToFramePadding();
-        ImGui::TextColored(Theme::toVec4(pal.textDim), "%-2s", s.name.c_str());
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", s.name.c_str());
         helpTooltip(s.help);
-        ImGui::SameLine(ImGui::GetFontSize() * 2.5f);
+        ImGui::SameLine(labelWidth + ImGui::GetFontSize());
         ImGui::SetNextItemWidth(-1);
         ImGui::InputText("##size", &runs.sizeText()[s.name], ImGuiInputTextFlags_CharsDecimal);
         helpTooltip(s.help + " (default " + std::to_string(s.defaultValue) + ")");
         ImGui::PopID();
     }
+    drawQuantities(theme(), *tmpl, model().config(), model().currentArch(), runs.sizeText());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     ImGui::InputInt("reps", &runs.reps, 5, 20);
     runs.reps = std::clamp(runs.reps, 1, 10000);

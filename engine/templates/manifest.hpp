@@ -60,6 +60,16 @@ struct SizeSpec {
     int line = 0;
 };
 
+// A value computed from the problem sizes (and the config): a conv's output height, its implicit
+// GEMM's M, N and K. A variable wherever sizes are (args, launch, flops, bytes, baselines, the
+// tile view), evaluated in order after the derived values; shown beside the sizes.
+struct QuantitySpec {
+    std::string name;
+    std::string expr;
+    std::string help;
+    int line = 0;
+};
+
 // One kernel argument, in signature order, for the runner.
 struct ArgSpec {
     std::string name;
@@ -123,6 +133,7 @@ struct TemplateManifest {
     std::vector<DerivedSpec> derived;
     std::vector<ConstraintSpec> constraints;
     std::vector<SizeSpec> sizes;
+    std::vector<QuantitySpec> quantities;  // <problem><quantity>s, in order
     std::vector<ArgSpec> args;
     std::vector<LaunchSpec> launches;   // in order; at least one
     std::vector<BaselineSpec> baselines;

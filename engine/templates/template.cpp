@@ -164,6 +164,14 @@ std::map<std::string, double> Template::variables(const Config& config, const Ar
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(d.line) + ": derived '" + d.name + "': " + e.what());
         }
     }
+    if (sizes.empty()) return vars;  // a config alone (validation, the source): no problem yet
+    for (const QuantitySpec& q : m_manifest.quantities) {
+        try {
+            vars[q.name] = evaluateExpression(q.expr, vars);
+        } catch (const InputError& e) {
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(q.line) + ": quantity '" + q.name + "': " + e.what());
+        }
+    }
     return vars;
 }
 
@@ -416,6 +424,14 @@ std::vector<ResolvedBaseline> Template::baselines(const Config& config, const Ar
 
 std::string Template::rooflineUnit(const Config& config, const Arch& arch) const {
     return substitute(m_manifest.rooflineUnit, placeholderValues(config, arch), m_manifest.manifestFile, 0);
+}
+
+std::vector<std::pair<std::string, double>> Template::quantities(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    if (m_manifest.quantities.empty()) return {};
+    const VariableMap vars = variables(config, arch, sizes);
+    std::vector<std::pair<std::string, double>> out;
+    for (const QuantitySpec& q : m_manifest.quantities) out.emplace_back(q.name, vars.at(q.name));
+    return out;
 }
 
 double Template::flops(const Config& config, const Arch& arch, const SizeMap& sizes) const {

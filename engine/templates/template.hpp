@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kx::engine {
@@ -113,6 +114,10 @@ public:
 
     // The kernel's arguments in signature order. Throws InputError on an unknown size name.
     std::vector<ResolvedArg> resolveArgs(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+
+    // The manifest's <quantity>s for these sizes, in order (name, value): a conv's implicit GEMM
+    // M, N and K. Throws InputError naming the manifest line when one cannot be evaluated.
+    std::vector<std::pair<std::string, double>> quantities(const Config& config, const Arch& arch, const SizeMap& sizes) const;
 
     // The first kernel's geometry (what occupancy and resources describe).
     LaunchGeometry launch(const Config& config, const Arch& arch, const SizeMap& sizes) const;

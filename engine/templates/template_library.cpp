@@ -299,6 +299,11 @@ TemplateManifest parseManifestDocument(const tinyxml2::XMLDocument& doc, const f
             claimName(s.name, s.line);
             m.sizes.push_back(std::move(s));
         }
+        for (const XMLElement* e = problem->FirstChildElement("quantity"); e; e = e->NextSiblingElement("quantity")) {
+            QuantitySpec q{requiredAttr(manifestFile, e, "name"), requiredAttr(manifestFile, e, "expr"), attr(e, "help"), e->GetLineNum()};
+            claimName(q.name, q.line);
+            m.quantities.push_back(std::move(q));
+        }
     }
     if (const XMLElement* args = root->FirstChildElement("args")) {
         for (const XMLElement* e = args->FirstChildElement("arg"); e; e = e->NextSiblingElement("arg")) {

@@ -3,6 +3,7 @@
 #include "../test_support.hpp"
 
 #include "templates/expression.hpp"
+#include "templates/manifest_checks.hpp"
 #include "templates/template_library.hpp"
 #include "util/error.hpp"
 
@@ -184,4 +185,28 @@ TEST_CASE("counts beyond a 64-bit integer are refused instead of overflowing", "
     REQUIRE(huge.lib.errors().empty());
     CHECK_THROWS_WITH(huge.lib.find("broken")->resolveArgs(huge.lib.find("broken")->defaultConfig(), kx::test::fakeArch(), huge.lib.find("broken")->defaultSizes()),
                       Catch::Contains("beyond any count"));
+}
+
+TEST_CASE("problem quantities are computed from the sizes, in order, and a bad one names its line", "[templates][quantity]") {
+    const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
+    const auto conv = lib.find("conv");
+    REQUIRE(conv);
+    const Arch arch = manifestCheckArch(false);
+    using Quantities = std::vector<std::pair<std::string, double>>;
+    // ResNet-50's 3x3 layer at its default sizes: 56 x 56 out, GEMM 100352 x 64 x 576.
+    CHECK(conv->quantities(conv->defaultConfig(), arch, conv->defaultSizes()) ==
+          Quantities{{"Do", 1}, {"Ho", 56}, {"Wo", 56}, {"GEMM_M", 100352}, {"GEMM_N", 64}, {"GEMM_K", 576}});
+    // bwd_weight's GEMM is K x (taps * C) x output pixels; stride 2 halves the output.
+    const Config bwdWeight = conv->withValues(conv->defaultConfig(), {{"direction", "bwd_weight"}});
+    const SizeMap strided = conv->withSizes({{"stride_h", "2"}, {"stride_w", "2"}});
+    CHECK(conv->quantities(bwdWeight, arch, strided) ==
+          Quantities{{"Do", 1}, {"Ho", 28}, {"Wo", 28}, {"GEMM_M", 64}, {"GEMM_N", 576}, {"GEMM_K", 32 * 28 * 28}});
+    // Quantities are variables of the launch: one block row per 128 output pixels.
+    CHECK(conv->launch(conv->defaultConfig(), arch, conv->defaultSizes()).grid[0] == 100352 / 128);
+    // Without sizes (a config alone) there are no quantities to evaluate.
+    CHECK_FALSE(conv->variables(conv->defaultConfig(), arch).count("GEMM_M"));
+
+    // A quantity naming something unknown is refused at load, with its line.
+    const std::string problemEnd = "</problem>";
+    requireRefused(loadEdited("quantity", {{problemEnd, "<quantity name=\"Q\" expr=\"n * NOPE\"/></problem>"}}), 23, "NOPE");
 }
