@@ -32,6 +32,7 @@ const std::map<std::string, ReferenceCheck>& registry() {
         {"norm_rope", checkNormRope},
         {"attention", checkAttention},
         {"ln_linear", checkLnLinear},
+        {"conv", checkConv},
     };
     return table;
 }

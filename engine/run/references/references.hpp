@@ -22,5 +22,6 @@ void checkGlu(const CheckContext& ctx, CorrectnessReport& report);
 void checkNormRope(const CheckContext& ctx, CorrectnessReport& report);
 void checkAttention(const CheckContext& ctx, CorrectnessReport& report);
 void checkLnLinear(const CheckContext& ctx, CorrectnessReport& report);
+void checkConv(const CheckContext& ctx, CorrectnessReport& report);
 
 }  // namespace kx::engine
