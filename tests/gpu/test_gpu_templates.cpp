@@ -141,3 +141,17 @@ TEST_CASE("every combination of each template's types is correct at awkward size
         WARN(t->id() << ": " << ran << " type combinations x sizes run");
     }
 }
+
+// conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)
+// never reaches it: every slice count at every awkward size, both layouts, including more slices
+// than K tiles (empty slices must still write their zero partial sums).
+TEST_CASE("conv's bwd_weight is correct with every Split-K", "[gpu][templates][conv]") {
+    const Template* t = fixture().templates.find("conv").get();
+    REQUIRE(t);
+    for (const std::string layout : {"nhwgc", "nchw"})
+        for (const std::string split : {"2", "4", "32"})
+            for (const SizeMap& sizes : t->testSizes()) {
+                const Config config = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"layout", layout}, {"SPLITK", split}});
+                CHECK(runChecked(*t, config, sizes));
+            }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The conv template against cuDNN (or im2col + cuBLAS when libcudnn cannot be loaded), timed in
+# the same process: ResNet-50's convolutions (batch 32) and a 3-D UNet's (batch 8), f16,
+# channels last, in all three directions. Writes JSON lines and a Markdown table with the
+# geometric mean of the ratios per direction and layer set.
+# Usage: conv_bench.sh OUTDIR [fwd|bwd_data|bwd_weight ...]   (run from the repository root)
+set -uo pipefail
+out=$1; shift
+directions=("$@")
+((${#directions[@]})) || directions=(fwd bwd_data bwd_weight)
+kx=build/bin/kx
+mkdir -p "$out"
+: > "$out/conv_runs.jsonl"
+
+# name set N C K H W filter stride pad (2-D: D = Z = 1) or, for 3-D layers, D and Z equal H and Y.
+layers=(
+  "resnet50.conv1 resnet 32 3 64 224 224 7 2 3 2d"
+  "resnet50.s2_1x1a resnet 32 64 64 56 56 1 1 0 2d"
+  "resnet50.s2_3x3 resnet 32 64 64 56 56 3 1 1 2d"
+  "resnet50.s2_1x1b resnet 32 64 256 56 56 1 1 0 2d"
+  "resnet50.s2_1x1c resnet 32 256 64 56 56 1 1 0 2d"
+  "resnet50.s3_3x3s2 resnet 32 128 128 56 56 3 2 1 2d"
+  "resnet50.s3_3x3 resnet 32 128 128 28 28 3 1 1 2d"
+  "resnet50.s3_1x1 resnet 32 512 128 28 28 1 1 0 2d"
+  "resnet50.s4_3x3 resnet 32 256 256 14 14 3 1 1 2d"
+  "resnet50.s4_1x1 resnet 32 1024 256 14 14 1 1 0 2d"
+  "resnet50.s5_3x3 resnet 32 512 512 7 7 3 1 1 2d"
+  "resnet50.s5_1x1 resnet 32 2048 512 7 7 1 1 0 2d"
+  "unet3d.l1_3x3x3 unet3d 8 32 32 64 64 3 1 1 3d"
+  "unet3d.l2_3x3x3 unet3d 8 64 64 32 32 3 1 1 3d"
+  "unet3d.l3_3x3x3 unet3d 8 128 128 16 16 3 1 1 3d"
+  "unet3d.l4_3x3x3 unet3d 8 256 256 8 8 3 1 1 3d"
+  "unet3d.down_2x2x2 unet3d 8 32 64 64 64 2 2 0 3d"
+)
+
+# A tile shape per direction and GEMM shape: wide tiles where the GEMM is wide, Split-K for
+# bwd_weight so that about two waves of blocks fill 132 SMs.
+config_for() {  # direction gemmM gemmN gemmK
+  local dir=$1 m=$2 n=$3 k=$4
+  local bn=64 wn=32
+  if ((n >= 128)); then bn=128; wn=64; fi
+  local cfg="direction=$dir,BM=128,BN=$bn,WM=64,WN=$wn,BK=32,STAGES=4"
+  if [[ $dir == bwd_weight ]]; then
+    local tiles=$(( ((m + 127) / 128) * ((n + bn - 1) / bn) )) split=1
+    while ((split < 32 && tiles * split < 264 && k / (split * 2) >= 256)); do split=$((split * 2)); done
+    cfg="$cfg,SPLITK=$split"
+  fi
+  echo "$cfg"
+}
+
+for layer in "${layers[@]}"; do
+  read -r name set n c k h w f s p dims <<< "$layer"
+  if [[ $dims == 3d ]]; then
+    sizes="N=$n,C=$c,K=$k,Di=$h,Hi=$h,Wi=$w,Z=$f,Y=$f,X=$f,stride_d=$s,stride_h=$s,stride_w=$s,pad_d=$p,pad_h=$p,pad_w=$p"
+    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o * o)); ipix=$((n * h * h * w)); taps=$((f * f * f))
+  else
+    sizes="N=$n,C=$c,K=$k,Di=1,Hi=$h,Wi=$w,Z=1,Y=$f,X=$f,stride_d=1,stride_h=$s,stride_w=$s,pad_d=0,pad_h=$p,pad_w=$p"
+    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o)); ipix=$((n * h * w)); taps=$((f * f))
+  fi
+  for dir in "${directions[@]}"; do
+    case $dir in
+      fwd) cfg=$(config_for fwd $pix $k $((taps * c))) ;;
+      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k))) ;;
+      bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix) ;;
+    esac
+    $kx run conv --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
+    python3 - /tmp/kx-conv.json /tmp/kx-conv.err "$name" "$set" "$dir" "$cfg" "$sizes" >> "$out/conv_runs.jsonl" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception:
+    r = {"ok": False, "error": open(sys.argv[2]).read().strip()[-400:]}
+r["layer"], r["set"], r["direction"], r["config"], r["size_text"] = sys.argv[3:8]
+print(json.dumps(r))
+PY
+    tail -1 "$out/conv_runs.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); b=(r.get("baselines") or [{}])[0]; print(r["layer"], r["direction"], "ok" if r.get("ok") else r.get("error","")[:200], r.get("median_ms"), b.get("name"), b.get("median_ms"), b.get("speedup"))'
+  done
+done
+python3 bench/gpu/summarize_conv.py "$out/conv_runs.jsonl" > "$out/conv.md"
+cat "$out/conv.md"
