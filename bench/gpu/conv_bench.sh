@@ -38,6 +38,7 @@ layers=(
 config_for() {  # direction gemmM gemmN gemmK
   local dir=$1 m=$2 n=$3 k=$4
   local bn=64 wn=32
+  if ((n <= 32)); then bn=32; fi
   if ((n >= 128)); then bn=128; wn=64; fi
   local cfg="direction=$dir,BM=128,BN=$bn,WM=64,WN=$wn,BK=32,STAGES=4"
   if [[ $dir == bwd_weight ]]; then
