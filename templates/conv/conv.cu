@@ -136,6 +136,10 @@ struct Problem {
 // quotient it gives is off by at most one or two while a < 2^24, which the loops put right (for
 // any a, however large).
 __device__ __forceinline__ int divmod(int& r, int a, int d) {
+    if (d == 1) {  // a stride, dilation or filter extent of 1: common, and free
+        r = 0;
+        return a;
+    }
     float rcp;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(rcp) : "f"(static_cast<float>(d)));
     int q = __float2int_rz(static_cast<float>(a) * rcp);
