@@ -33,20 +33,26 @@ layers=(
   "unet3d.down_2x2x2 unet3d 8 32 64 64 64 2 2 0 3d"
 )
 
-# A tile shape per direction and GEMM shape: wide tiles where the GEMM is wide, Split-K for
-# bwd_weight so that about two waves of blocks fill 132 SMs.
+# A tile shape per direction and GEMM shape, from conv_candidates.sh on the H100: fwd keeps the
+# default 128 x 64 tile (32 wide when there are only 32 filters) and takes 64-deep stages when K is
+# long; bwd_data does best with eight 32 x 32 warps; bwd_weight takes wide tiles and Split-K so
+# that about two waves of blocks fill 132 SMs.
 config_for() {  # direction gemmM gemmN gemmK
   local dir=$1 m=$2 n=$3 k=$4
-  local bn=64 wn=32
-  if ((n <= 32)); then bn=32; fi
-  if ((n >= 128)); then bn=128; wn=64; fi
-  local cfg="direction=$dir,BM=128,BN=$bn,WM=64,WN=$wn,BK=32,STAGES=4"
-  if [[ $dir == bwd_weight ]]; then
-    local tiles=$(( ((m + 127) / 128) * ((n + bn - 1) / bn) )) split=1
-    while ((split < 32 && tiles * split < 264 && k / (split * 2) >= 256)); do split=$((split * 2)); done
-    cfg="$cfg,SPLITK=$split"
-  fi
-  echo "$cfg"
+  local bn=64
+  ((n <= 32)) && bn=32
+  case $dir in
+    fwd)
+      if ((k >= 1152)); then echo "direction=fwd,BM=128,BN=$bn,WM=64,WN=32,BK=64,STAGES=3"
+      else echo "direction=fwd,BM=128,BN=$bn,WM=64,WN=32,BK=32,STAGES=4"; fi ;;
+    bwd_data) echo "direction=bwd_data,BM=128,BN=$bn,WM=32,WN=32,BK=32,STAGES=4" ;;
+    bwd_weight)
+      local wn=32
+      if ((n >= 128)); then bn=128; wn=64; fi
+      local tiles=$(( ((m + 127) / 128) * ((n + bn - 1) / bn) )) split=1
+      while ((split < 32 && tiles * split < 264 && k / (split * 2) >= 256)); do split=$((split * 2)); done
+      echo "direction=bwd_weight,BM=128,BN=$bn,WM=64,WN=$wn,BK=32,STAGES=4,SPLITK=$split" ;;
+  esac
 }
 
 for layer in "${layers[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tile candidates for the conv template on a few ResNet-50 layers, each timed against cuDNN in
+# Tile candidates for the conv template on a few ResNet-50 layers and a 3-D UNet layer, each timed against cuDNN in
 # the same run: what the defaults and conv_bench.sh's choices are based on.
 # Usage: conv_candidates.sh OUTDIR   (run from the repository root)
 set -uo pipefail
@@ -10,6 +10,7 @@ layers=(
   "s2_3x3 N=32,C=64,K=64,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1"
   "s4_3x3 N=32,C=256,K=256,Hi=14,Wi=14,Y=3,X=3,pad_h=1,pad_w=1"
   "s3_1x1 N=32,C=512,K=128,Hi=28,Wi=28,Y=1,X=1,pad_h=0,pad_w=0"
+  "unet3d_l2 N=8,C=64,K=64,Di=32,Hi=32,Wi=32,Z=3,Y=3,X=3,pad_d=1,pad_h=1,pad_w=1"
 )
 configs=(
   "BM=128,BN=64,WM=64,WN=32"

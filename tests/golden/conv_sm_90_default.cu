@@ -158,19 +158,27 @@ __device__ __forceinline__ int divmod(int& r, int a, int d) {
 // (padding, a stride that skips the pixel, or past the GEMM's edge).
 struct Coord {
     long long base;  // tensor offset this coordinate contributes
+    long long step;  // a filter tap's offset from its window's corner (see filterTap)
     int p0, p1, p2;  // a window position along depth, height, width
     int ch;          // a channel
     bool ok;         // inside the GEMM
 };
 
-// The offset of x (or dx) at pixel base + (id, ih, iw), channel c, or -1 outside the image.
-__device__ __forceinline__ long long imageOffset(const Problem& p, long long base, int id, int ih, int iw, int c) {
-    if (static_cast<unsigned>(id) >= static_cast<unsigned>(p.Di) || static_cast<unsigned>(ih) >= static_cast<unsigned>(p.Hi) ||
-        static_cast<unsigned>(iw) >= static_cast<unsigned>(p.Wi))
+// x's (or dx's) element strides: between pixels and between channels.
+__device__ __forceinline__ long long imagePixelStride(const Problem& p) { return kChannelsLast ? static_cast<long long>(p.G) * p.C : 1; }
+__device__ __forceinline__ long long imageChannelStride(const Problem& p) {
+    return kChannelsLast ? 1 : static_cast<long long>(p.Di) * p.Hi * p.Wi;
+}
+
+// The element of x at a window's corner plus a filter tap, or -1 outside the image: the corner
+// holds its offset (image, group and corner pixel) and the tap its offset from the corner
+// (dilated tap and channel), so in the K loop an element costs three bounds checks and one add.
+__device__ __forceinline__ long long imageOffset(const Problem& p, const Coord& corner, const Coord& tap) {
+    if (static_cast<unsigned>(corner.p0 + tap.p0) >= static_cast<unsigned>(p.Di) ||
+        static_cast<unsigned>(corner.p1 + tap.p1) >= static_cast<unsigned>(p.Hi) ||
+        static_cast<unsigned>(corner.p2 + tap.p2) >= static_cast<unsigned>(p.Wi))
         return -1;
-    const long long pixel = (static_cast<long long>(id) * p.Hi + ih) * p.Wi + iw;
-    if constexpr (kChannelsLast) return base + pixel * p.G * p.C + c;
-    else return base + static_cast<long long>(c) * p.Di * p.Hi * p.Wi + pixel;
+    return corner.base + tap.step;
 }
 
 // Offset of image n's group-g channel 0, pixel 0 in x's layout.
@@ -179,23 +187,30 @@ __device__ __forceinline__ long long imageBase(const Problem& p, int n) {
     else return (static_cast<long long>(n) * p.G + p.g) * p.C * p.Di * p.Hi * p.Wi;
 }
 
-// An output pixel o = (n, od, oh, ow) of y: its window's corner in the input, and x's base for n.
+// An output pixel o = (n, od, oh, ow) of y: its window's corner in the input, and that corner's
+// offset in x (which may lie in the padding: only corner plus tap is ever read).
 __device__ __forceinline__ Coord outputPixel(const Problem& p, int o, bool ok) {
     int ow, oh, od;
     int rest = divmod(ow, o, p.Wo);
     rest = divmod(oh, rest, p.Ho);
     const int n = divmod(od, rest, p.Do);
-    return {imageBase(p, n), od * p.sd - p.pd, oh * p.sh - p.ph, ow * p.sw - p.pw, 0, ok};
+    const int d = od * p.sd - p.pd, h = oh * p.sh - p.ph, w = ow * p.sw - p.pw;
+    const long long corner = (static_cast<long long>(d) * p.Hi + h) * p.Wi + w;
+    return {imageBase(p, n) + corner * imagePixelStride(p), 0, d, h, w, 0, ok};
 }
 
 // A filter position t = tap * channels + c (tap = (z, y, x)): its dilated offsets and channel;
-// base holds the tap index.
-__device__ __forceinline__ Coord filterTap(const Problem& p, int t, int channels, bool ok) {
+// base holds the tap index, step its offset from a window's corner in a tensor of H x W pixels
+// with the given element strides (sign -1: the tap is subtracted, as bwd_data's is).
+__device__ __forceinline__ Coord filterTap(const Problem& p, int t, int channels, bool ok, int H, int W, long long pixelStride,
+                                           long long channelStride, int sign) {
     int c, x, y;
     int tap = divmod(c, t, channels);
     int rest = divmod(x, tap, p.X);
     const int z = divmod(y, rest, p.Y);
-    return {tap, z * p.dd, y * p.dh, x * p.dw, c, ok};
+    const int dz = z * p.dd, dy = y * p.dh, dx = x * p.dw;
+    const long long pixel = (static_cast<long long>(dz) * H + dy) * W + dx;
+    return {tap, sign * pixel * pixelStride + c * channelStride, dz, dy, dx, c, ok};
 }
 
 // The offset of w at (group g, filter k, tap, channel c).
@@ -204,6 +219,12 @@ __device__ __forceinline__ long long filterOffset(const Problem& p, int k, long 
     const long long taps = static_cast<long long>(p.Z) * p.Y * p.X;
     if constexpr (kChannelsLast) return (filter * taps + tap) * p.C + c;
     else return (filter * p.C + c) * taps + tap;
+}
+
+// y's (or dy's) element strides: between pixels and between channels.
+__device__ __forceinline__ long long outputPixelStride(const Problem& p) { return kChannelsLast ? static_cast<long long>(p.G) * p.K : 1; }
+__device__ __forceinline__ long long outputChannelStride(const Problem& p) {
+    return kChannelsLast ? 1 : static_cast<long long>(p.Do) * p.Ho * p.Wo;
 }
 
 // The offset of y (or dy) at output pixel o, filter k.
@@ -218,26 +239,36 @@ __device__ __forceinline__ long long outputOffset(const Problem& p, int o, int k
     }
 }
 
+// bwd_data's input pixel i = (n, di, hi, wi): p0..p2 hold i + pad, base the image n, and step
+// the offset in dy of the output pixel (n, i + pad) that tap 0 meets at stride 1 (a tap t then
+// meets i + pad - t*dil: filterTap's step with sign -1 is that difference).
+__device__ __forceinline__ Coord inputPixel(const Problem& p, int i, bool ok) {
+    int wi, hi, di;
+    int rest = divmod(wi, i, p.Wi);
+    rest = divmod(hi, rest, p.Hi);
+    const int n = divmod(di, rest, p.Di);
+    const int d = di + p.pd, h = hi + p.ph, w = wi + p.pw;
+    const long long pixel = (static_cast<long long>(d) * p.Ho + h) * p.Wo + w;
+    long long image;
+    if constexpr (kChannelsLast) image = static_cast<long long>(n) * p.Do * p.Ho * p.Wo * p.G * p.K + static_cast<long long>(p.g) * p.K;
+    else image = (static_cast<long long>(n) * p.G + p.g) * p.K * p.Do * p.Ho * p.Wo;
+    return {n, image + pixel * outputPixelStride(p), d, h, w, 0, ok};
+}
+
 // Operand 0 is A, 1 is B. fixedOf decodes a GEMM row of A or column of B; movingOf decodes k.
 template <int Operand>
 __device__ __forceinline__ Coord fixedOf(const Problem& p, int i) {
     if constexpr (Operand == 0) {
         const bool ok = i < p.M;
-        if constexpr (kDir == 0) {
-            return outputPixel(p, ok ? i : 0, ok);
-        } else if constexpr (kDir == 1) {  // input pixel (n, di, hi, wi), plus the padding
-            int wi, hi, di;
-            int rest = divmod(wi, ok ? i : 0, p.Wi);
-            rest = divmod(hi, rest, p.Hi);
-            const int n = divmod(di, rest, p.Di);
-            return {n, di + p.pd, hi + p.ph, wi + p.pw, 0, ok};
-        } else {
-            return {0, 0, 0, 0, i, ok};  // filter k
-        }
+        if constexpr (kDir == 0) return outputPixel(p, ok ? i : 0, ok);
+        else if constexpr (kDir == 1) return inputPixel(p, ok ? i : 0, ok);
+        else return {0, 0, 0, 0, 0, i, ok};  // filter k
     } else {
         const bool ok = i < p.Ngemm;
-        if constexpr (kDir == 2) return filterTap(p, ok ? i : 0, p.C, ok);
-        else return {0, 0, 0, 0, i, ok};  // filter k (fwd) or input channel c (bwd_data)
+        if constexpr (kDir == 2)
+            return filterTap(p, ok ? i : 0, p.C, ok, p.Hi, p.Wi, imagePixelStride(p), imageChannelStride(p), 1);
+        else
+            return {0, 0, 0, 0, 0, i, ok};  // filter k (fwd) or input channel c (bwd_data)
     }
 }
 
@@ -245,9 +276,9 @@ template <int Operand>
 __device__ __forceinline__ Coord movingOf(const Problem& p, int k) {
     const bool ok = k < p.Kgemm;
     const int kk = ok ? k : 0;
-    if constexpr (kDir == 0) return filterTap(p, kk, p.C, ok);
-    else if constexpr (kDir == 1) return filterTap(p, kk, p.K, ok);
-    else if constexpr (Operand == 0) return {kk, 0, 0, 0, 0, ok};  // bwd_weight: output pixel of dy
+    if constexpr (kDir == 0) return filterTap(p, kk, p.C, ok, p.Hi, p.Wi, imagePixelStride(p), imageChannelStride(p), 1);
+    else if constexpr (kDir == 1) return filterTap(p, kk, p.K, ok, p.Ho, p.Wo, outputPixelStride(p), outputChannelStride(p), -1);
+    else if constexpr (Operand == 0) return {kk, 0, 0, 0, 0, 0, ok};  // bwd_weight: output pixel of dy
     else return outputPixel(p, kk, ok);
 }
 
@@ -255,13 +286,19 @@ template <int Operand>
 __device__ __forceinline__ long long offsetOf(const Problem& p, const Coord& f, const Coord& m) {
     if (!f.ok || !m.ok) return -1;
     if constexpr (kDir == 0) {
-        if constexpr (Operand == 0) return imageOffset(p, f.base, f.p0 + m.p0, f.p1 + m.p1, f.p2 + m.p2, m.ch);
+        if constexpr (Operand == 0) return imageOffset(p, f, m);
         else return filterOffset(p, f.ch, m.base, m.ch);
     } else if constexpr (kDir == 1) {
         if constexpr (Operand == 0) {
             // Input pixel i meets tap t from output pixel o = (i + pad - t*dil) / stride, when
             // that divides exactly and lands inside the output.
             const int nd = f.p0 - m.p0, nh = f.p1 - m.p1, nw = f.p2 - m.p2;
+            if ((p.sd | p.sh | p.sw) == 1) {  // stride 1: o = i + pad - t*dil, one add
+                if (static_cast<unsigned>(nd) >= static_cast<unsigned>(p.Do) || static_cast<unsigned>(nh) >= static_cast<unsigned>(p.Ho) ||
+                    static_cast<unsigned>(nw) >= static_cast<unsigned>(p.Wo))
+                    return -1;
+                return f.step + m.step;
+            }
             if (nd < 0 || nh < 0 || nw < 0) return -1;
             int rd, rh, rw;
             const int od = divmod(rd, nd, p.sd), oh = divmod(rh, nh, p.sh), ow = divmod(rw, nw, p.sw);
@@ -273,7 +310,7 @@ __device__ __forceinline__ long long offsetOf(const Problem& p, const Coord& f, 
         }
     } else {
         if constexpr (Operand == 0) return outputOffset(p, static_cast<int>(m.base), f.ch);
-        else return imageOffset(p, m.base, m.p0 + f.p0, m.p1 + f.p1, m.p2 + f.p2, f.ch);
+        else return imageOffset(p, m, f);
     }
 }
 
