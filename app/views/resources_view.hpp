@@ -8,6 +8,7 @@
 namespace kx::engine {
 struct KernelResources;
 struct AmdKernelResources;
+struct CompileResult;
 }
 
 namespace kx::app {
@@ -31,6 +32,7 @@ private:
     // The kernel's (mangled) name, whole on hover.
     void drawKernelName(const std::string& function) const;
     int m_kernelIndex = 0;  // which kernel of a multi-kernel result
+    const engine::CompileResult* m_kernelPickedFor = nullptr;  // the result m_kernelIndex was first set for
 };
 
 class LaunchView final : public View {

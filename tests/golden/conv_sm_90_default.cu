@@ -49,8 +49,9 @@ constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
 constexpr int kKSteps = kBK / 16;
 
 constexpr int kChunk = 8;  // elements per 16-byte chunk
-constexpr int kARows = kAKMajor ? kBM : kBK, kAChunksPerRow = (kAKMajor ? kBK : kBM) / kChunk;
-constexpr int kBRows = kBKMajor ? kBN : kBK, kBChunksPerRow = (kBKMajor ? kBK : kBN) / kChunk;
+// A K-major tile has kBM (kBN) rows of kBK elements; an MN-major one kBK rows of kBM (kBN).
+constexpr int kAChunksPerRow = (kAKMajor ? kBK : kBM) / kChunk;
+constexpr int kBChunksPerRow = (kBKMajor ? kBK : kBN) / kChunk;
 constexpr int kATileBytes = kBM * kBK * 2;
 constexpr int kBTileBytes = kBN * kBK * 2;
 constexpr int kStageBytes = kATileBytes + kBTileBytes;
