@@ -142,6 +142,21 @@ TEST_CASE("every combination of each template's types is correct at awkward size
     }
 }
 
+// conv has more type combinations (direction x layout x dtype) than the walk above runs at every
+// size: each one at every awkward size (1-D depthwise, 3-D strided, odd channels, padding past
+// the filter's reach).
+TEST_CASE("conv: every direction, layout and dtype at every awkward size", "[gpu][templates][conv]") {
+    const Template* t = fixture().templates.find("conv").get();
+    REQUIRE(t);
+    for (const std::string direction : {"fwd", "bwd_data", "bwd_weight"})
+        for (const std::string layout : {"nhwgc", "nchw"})
+            for (const std::string dtype : {"f16", "bf16", "f32"})
+                for (const SizeMap& sizes : t->testSizes()) {
+                    const Config config = t->withValues(t->defaultConfig(), {{"direction", direction}, {"layout", layout}, {"dtype", dtype}});
+                    CHECK(runChecked(*t, config, sizes));
+                }
+}
+
 // conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)
 // never reaches it: every slice count at every awkward size, both layouts, including more slices
 // than K tiles (empty slices must still write their zero partial sums).
@@ -151,7 +166,9 @@ TEST_CASE("conv's bwd_weight is correct with every Split-K", "[gpu][templates][c
     for (const std::string layout : {"nhwgc", "nchw"})
         for (const std::string split : {"2", "4", "32"})
             for (const SizeMap& sizes : t->testSizes()) {
-                const Config config = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"layout", layout}, {"SPLITK", split}});
+                const std::string dtype = split == "4" ? "f32" : "f16";
+                const Config config =
+                    t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"layout", layout}, {"SPLITK", split}, {"dtype", dtype}});
                 CHECK(runChecked(*t, config, sizes));
             }
 }

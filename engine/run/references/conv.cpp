@@ -763,7 +763,13 @@ void checkConv(const CheckContext& ctx, CorrectnessReport& r) {
     const long long length = convReductionLength(shape, direction);
     r.total = static_cast<long long>(D.size());
     // Below the normal range the rounding to D's type is absolute: half a subnormal step.
-    ElementChecker checker(r, tolerance(D.dtype->name, static_cast<int>(std::min<long long>(length, INT_MAX))), D.dtype->subnormalStep / 2);
+    // f32 tensors multiplied as TF32 (the template's tf32 = 1): each operand is rounded to 11
+    // significant bits before its product, an error of at most 2 * 2^-11 of each term, so of the
+    // scale, on top of fp32 accumulation.
+    const auto tf32 = ctx.variables.find("tf32");
+    const double tf32Inputs = tf32 != ctx.variables.end() && tf32->second != 0 ? 2 * std::ldexp(1.0, -11) : 0;
+    ElementChecker checker(r, tolerance(D.dtype->name, static_cast<int>(std::min<long long>(length, INT_MAX))) + tf32Inputs,
+                           D.dtype->subnormalStep / 2);
     const ConvCheck check{shape, layout, direction, A.values.data(), B.values.data(), D};
     if (static_cast<double>(r.total) * length <= ctx.fullCheckOps) {
         checkEveryOutput(check, checker, r);

@@ -356,6 +356,37 @@ TEST_CASE("checkConv passes a correct output and fails a wrong or NaN one", "[re
     REQUIRE(findReference("conv") != nullptr);
 }
 
+// f32 tensors multiplied as TF32 round each operand to 11 significant bits: the products carry
+// errors up to 2^-10 of each term, which fp32's tolerance refuses and tf32 = 1 allows.
+TEST_CASE("checkConv allows TF32's rounded operands only when the config multiplies as TF32", "[reference][conv]") {
+    std::mt19937_64 rng(32);
+    const SizeMap sizes = convSizes(2, 1, 16, 8, {1, 1}, {5, 3, 1, 1}, {6, 3, 1, 1});
+    const ConvShape s = convShapeFromSizes(sizes);
+    const auto A = randomValues(convElementsOfA(s, ConvDirection::Forward), rng);
+    const auto B = randomValues(convElementsOfB(s, ConvDirection::Forward), rng);
+    // The TF32 product of the operands rounded to 11 bits (10 stored), in float64.
+    auto toTf32 = [](std::vector<double> v) {
+        for (double& x : v) {
+            int e = 0;
+            const double m = std::frexp(x, &e);
+            x = std::ldexp(std::nearbyint(std::ldexp(m, 11)), e - 11);
+        }
+        return v;
+    };
+    const auto D = roundedTo(compute(s, ConvLayout::Nhwgc, ConvDirection::Forward, toTf32(A), toTf32(B)).value, "f32");
+    CheckContext plain = convContext(sizes, ConvDirection::Forward, ConvLayout::Nhwgc, "f32", A, B, D);
+    CHECK_FALSE(runCheck(plain).passed);
+    CheckContext tf32 = plain;
+    tf32.variables["tf32"] = 1;
+    const CorrectnessReport r = runCheck(tf32);
+    CHECK(r.passed);
+    CHECK(r.tolerance > 2 * std::ldexp(1.0, -11));
+    auto wrong = D;
+    wrong[3] += 0.05;
+    tf32.outputs["D"].values = wrong;
+    CHECK_FALSE(runCheck(tf32).passed);
+}
+
 TEST_CASE("checkConv samples large problems and compares every output with cuDNN's", "[reference][conv]") {
     std::mt19937_64 rng(17);
     const SizeMap sizes = convSizes(2, 2, 6, 4, {1, 1}, {9, 3, 2, 1}, {10, 3, 1, 1});
