@@ -274,9 +274,9 @@ int toInt(long long value, const char* what) {
     return static_cast<int>(value);
 }
 
-// Find's results come sorted by time, failures included: the ones that ran, fastest first, at
-// most kCandidates of them.
-constexpr int kCandidates = 4;
+// Find's results come sorted by time, failures included: the ones that ran, fastest first (all
+// of them: Find's ranking of the fast ones was seen to change between processes).
+constexpr int kCandidates = 16;
 template <class Perf>
 std::vector<Perf> successfulCandidates(const Perf* perf, int count, const CudnnApi& api) {
     std::vector<Perf> ran;
@@ -391,9 +391,9 @@ void CudnnConv::adopt(const Perf& candidate) {
 }
 
 // Find times each algorithm once, on buffers of its own, and its order changes from run to run
-// (the same layer's pick was seen to take 0.05 ms in one process and 0.46 ms in the next). So its
-// few fastest are timed again here, on the run's own buffers, by the runner's timing loop, and
-// the fastest of those is the baseline.
+// (the same layer's pick was seen to take 0.05 ms in one process and 0.46 ms in the next). So
+// every algorithm that ran is timed again here, on the run's own buffers, by the runner's timing
+// loop, and the fastest is the baseline.
 template <class Perf>
 void CudnnConv::pickFastest(const std::vector<Perf>& candidates, const char* const* names, std::size_t nameCount) {
     double bestMs = -1;
@@ -410,7 +410,7 @@ void CudnnConv::pickFastest(const std::vector<Perf>& candidates, const char* con
     m_algoName = m_algo >= 0 && static_cast<std::size_t>(m_algo) < nameCount ? names[m_algo] : "#" + std::to_string(m_algo);
 }
 
-// cuDNN's own benchmark of every algorithm on this problem, then ours of its fastest few.
+// cuDNN's own benchmark of every algorithm on this problem, then ours of each one that ran.
 void CudnnConv::chooseAlgorithm() {
     static const char* const kForward[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
                                            "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};

@@ -213,13 +213,33 @@ __device__ __forceinline__ long long imageBase(const Problem& p, int n) {
     else return (static_cast<long long>(n) * p.G + p.g) * p.C * p.Di * p.Hi * p.Wi;
 }
 
+// An output pixel's coordinates, decoded from its index o once and then walked forward.
+struct PixelWalk {
+    int n, od, oh, ow;
+
+    __device__ __forceinline__ PixelWalk(const Problem& p, int o) {
+        int rest = divmod(ow, o, p.Wo);
+        rest = divmod(oh, rest, p.Ho);
+        n = divmod(od, rest, p.Do);
+    }
+    // The pixel `step` further on: a carry from width to height to depth to image, usually none
+    // or one, instead of three divisions.
+    __device__ __forceinline__ void advance(const Problem& p, int step) {
+        ow += step;
+        while (ow >= p.Wo) {
+            ow -= p.Wo;
+            if (++oh == p.Ho) {
+                oh = 0;
+                if (++od == p.Do) od = 0, ++n;
+            }
+        }
+    }
+};
+
 // An output pixel o = (n, od, oh, ow) of y: its window's corner in the input, and that corner's
 // offset in x (which may lie in the padding: only corner plus tap is ever read).
-__device__ __forceinline__ Coord outputPixel(const Problem& p, int o, bool ok) {
-    int ow, oh, od;
-    int rest = divmod(ow, o, p.Wo);
-    rest = divmod(oh, rest, p.Ho);
-    const int n = divmod(od, rest, p.Do);
+__device__ __forceinline__ Coord outputPixel(const Problem& p, const PixelWalk& at, bool ok) {
+    const int n = at.n, od = at.od, oh = at.oh, ow = at.ow;
     const int d = od * p.sd - p.pd, h = oh * p.sh - p.ph, w = ow * p.sw - p.pw;
     const long long corner = (static_cast<long long>(d) * p.Hi + h) * p.Wi + w;
     return {imageBase(p, n) + corner * imagePixelStride(p), 0, d, h, w, 0, ok};
@@ -286,7 +306,7 @@ template <int Operand>
 __device__ __forceinline__ Coord fixedOf(const Problem& p, int i) {
     if constexpr (Operand == 0) {
         const bool ok = i < p.M;
-        if constexpr (kDir == 0) return outputPixel(p, ok ? i : 0, ok);
+        if constexpr (kDir == 0) return outputPixel(p, PixelWalk(p, ok ? i : 0), ok);
         else if constexpr (kDir == 1) return inputPixel(p, ok ? i : 0, ok);
         else return {0, 0, 0, 0, 0, i, ok};  // filter k
     } else {
@@ -305,7 +325,7 @@ __device__ __forceinline__ Coord movingOf(const Problem& p, int k) {
     if constexpr (kDir == 0) return filterTap(p, kk, p.C, ok, p.Hi, p.Wi, imagePixelStride(p), imageChannelStride(p), 1);
     else if constexpr (kDir == 1) return filterTap(p, kk, p.K, ok, p.Ho, p.Wo, outputPixelStride(p), outputChannelStride(p), -1);
     else if constexpr (Operand == 0) return {kk, 0, 0, 0, 0, 0, ok};  // bwd_weight: output pixel of dy
-    else return outputPixel(p, kk, ok);
+    else return outputPixel(p, PixelWalk(p, kk), ok);
 }
 
 template <int Operand>
@@ -403,10 +423,18 @@ struct MNMajorLoader {
 
     __device__ __forceinline__ void load(const Problem& p, const T* __restrict__ g, unsigned tile, int k0, bool vector) const {
         const Bits* bits = reinterpret_cast<const Bits*>(g);
+        // bwd_weight's x: the rows are output pixels kRowStep apart; decode the first, walk on.
+        PixelWalk walk(p, kDir == 2 && Operand == 1 ? min(k0 + row0, p.Kgemm - 1) : 0);
 #pragma unroll
         for (int i = 0; i < Copies; ++i) {
             const int row = row0 + i * kRowStep;
-            const Coord m = movingOf<Operand>(p, k0 + row);
+            Coord m;
+            if constexpr (kDir == 2 && Operand == 1) {
+                if (i > 0) walk.advance(p, kRowStep);
+                m = outputPixel(p, walk, k0 + row < p.Kgemm);
+            } else {
+                m = movingOf<Operand>(p, k0 + row);
+            }
             const unsigned dst = tile + chunkOffset<ChunksPerRow>(row, chunk) * 16;
             if (vector) {
                 const long long off = offsetOf<Operand>(p, fixed, m);
