@@ -274,7 +274,10 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
     g.vector = static_cast<int>(v.integer("vector", 0));
     g.elemBytes = static_cast<int>(v.positive("elem_bytes"));
     const bool swizzled = v.integer("swizzle", 0) != 0;
-    g.smem.push_back(smemOperand(v, "A", "m", "k", g.blockM, g.blockK, v.integer("a_pad", 0), g.elemBytes, swizzled));
+    if (v.integer("a_k_contiguous", 1) != 0)
+        g.smem.push_back(smemOperand(v, "A", "m", "k", g.blockM, g.blockK, v.integer("a_pad", 0), g.elemBytes, swizzled));
+    else  // A stored k-major, as a convolution's bwd_weight holds dy: rows run along k
+        g.smem.push_back(smemOperand(v, "A", "k", "m", g.blockK, g.blockM, v.integer("a_pad", 0), g.elemBytes, swizzled));
     if (v.integer("b_k_contiguous", 1) != 0)
         g.smem.push_back(smemOperand(v, "B", "n", "k", g.blockN, g.blockK, v.integer("b_pad", 0), g.elemBytes, swizzled));
     else

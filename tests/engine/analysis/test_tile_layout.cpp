@@ -329,6 +329,26 @@ TEST_CASE("tile layout: every template with a <visual> has a scene for its defau
     CHECK(withView >= 7);  // gemm, gemm_mma, gemm_wgmma, reduce, scan, histogram, map
 }
 
+// The conv's tiles as its kernel stores them: k-major A and B in bwd_weight (16-bit types),
+// both k-contiguous forward, and k-contiguous again for TF32, which transposes on the way in.
+TEST_CASE("tile layout: conv's shared-memory tiles run the way each direction stores them", "[tile_layout][conv]") {
+    auto rows = [](const TileScene& s, int operand) {
+        REQUIRE(s.kind == TileScene::Kind::Gemm);
+        return s.gemm.smem.at(static_cast<std::size_t>(operand)).rowsLabel;
+    };
+    const TileScene fwd = scene("conv", "sm_90", {}, {}, std::nullopt);
+    CHECK(rows(fwd, 0) == "m");
+    CHECK(rows(fwd, 1) == "n");
+    CHECK(fwd.gemm.m == 32 * 56 * 56);  // the implicit GEMM's M: output pixels
+    const TileScene weight = scene("conv", "sm_90", {{"direction", "bwd_weight"}}, {}, std::nullopt);
+    CHECK(rows(weight, 0) == "k");
+    CHECK(rows(weight, 1) == "k");
+    CHECK(weight.gemm.m == 64);  // filters
+    const TileScene weightTf32 = scene("conv", "sm_90", {{"direction", "bwd_weight"}, {"dtype", "f32"}}, {}, std::nullopt);
+    CHECK(rows(weightTf32, 0) == "m");
+    CHECK(rows(weightTf32, 1) == "n");
+}
+
 TEST_CASE("tile layout: malformed <visual> elements name file and line", "[tile_layout][manifest]") {
     const fs::path dir = fs::temp_directory_path() / ("kx_visual_" + std::to_string(::getpid()));
     fs::create_directories(dir);
