@@ -105,7 +105,7 @@ void convReference(const ConvShape& shape, ConvLayout layout, ConvDirection dire
 
 // For each output of the direction (in D's layout), an upper bound of its scale that costs far
 // less than the reference: the product of the norms of its two operand vectors (Cauchy-Schwarz),
-// each possibly widened to a superset of its terms (see conv.cpp). For comparing every output
+// each possibly widened to a superset of its terms (see conv_check.cpp). For comparing every output
 // of a large problem with a baseline's.
 std::vector<double> convScaleBounds(const ConvShape& shape, ConvLayout layout, ConvDirection direction, const double* A,
                                     const double* B);
