@@ -1,6 +1,8 @@
 #include "run_model.hpp"
 
 #include "clock_text.hpp"
+
+#include "analysis/roofline_scene.hpp"
 #include "util/error.hpp"
 
 
@@ -51,6 +53,7 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
     const SizeMap sizes = tmpl->withSizes(m_sizeText);  // throws on bad text, before anything starts
     RunOptions options;
     options.reps = reps;
+    options.memoryCounters = memoryCounters;
     options.timeoutSeconds = timeoutSeconds;
     options.deviceMemoryBytes = m_deviceMemoryBytes;  // sizes that cannot fit are refused before any upload
     auto runner = m_runner;
@@ -116,11 +119,9 @@ const RunRecord* RunModel::latestFor(const std::string& variant) const {
 std::vector<RooflinePoint> RunModel::pointsFor(const std::string& variant) const {
     std::vector<RooflinePoint> points;
     for (const RunRecord* r : historyFor(variant)) {
-        const RunReport& rep = r->report;
-        if (!rep.ok || rep.bytes <= 0 || rep.medianMs <= 0) continue;
-        std::string label;
-        for (const auto& [k, v] : rep.sizes) label += (label.empty() ? "" : " ") + k + "=" + std::to_string(v);
-        points.push_back({"measured " + label, rep.flops / rep.bytes, rep.flops / (rep.medianMs * 1e-3), PointKind::Measured});
+        std::string label = "measured";
+        for (const auto& [k, v] : r->report.sizes) label += " " + k + "=" + std::to_string(v);
+        for (RooflinePoint& p : engine::measuredRooflinePoints(r->report, label)) points.push_back(std::move(p));
     }
     return points;
 }

@@ -62,6 +62,9 @@ public:
     const std::string& sizesTemplate() const { return m_sizesTemplate; }
 
     int reps = 20;
+    // Count each run's DRAM, L2 and L1 bytes with the hardware counters (CUPTI), so that its
+    // roofline points sit at measured intensities.
+    bool memoryCounters = true;
     double timeoutSeconds = 10;
 
     // Starts a run of a compiled variant. Throws engine::InputError on bad sizes (nothing starts).

@@ -1,6 +1,7 @@
 #include "kernel_run.hpp"
 
 #include "baselines/baseline.hpp"
+#include "memory_counters.hpp"
 #include "pc_sampling.hpp"
 #include "request_parsing.hpp"
 #include "timing.hpp"
@@ -164,33 +165,36 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
     return out;
 }
 
-}  // namespace
+// [SECTION] The parts of a run request
 
-// [SECTION] The run request
-
-nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
-    const CudaDriver& d = ctx.driver();
-    // Wall time of each phase of the request, in the reply: where a sweep's time goes.
-    nlohmann::json phases = nlohmann::json::object();
-    auto phaseStart = std::chrono::steady_clock::now();
-    auto phase = [&](const char* name) {
+// Wall time of each phase of the request, in the reply: where a sweep's time goes.
+class PhaseClock {
+public:
+    void mark(const char* name) {
         const auto now = std::chrono::steady_clock::now();
-        phases[name] = std::chrono::duration<double, std::milli>(now - phaseStart).count();
-        phaseStart = now;
-    };
-    // Sampling is enabled before the module loads, so that CUPTI knows its functions.
-    std::optional<PcSampler> sampler;
-    if (req.contains("pc_sampling")) {
-        const nlohmann::json& s = req["pc_sampling"];
-        PcSamplingOptions options;
-        options.period = s.value("period", 0);
-        options.runs = std::clamp(s.value("runs", 10), 1, 100000);
-        if (options.period != 0 && (options.period < 5 || options.period > 31))
-            throw RunnerError("pc_sampling.period is the log2 of the interval in cycles, 5 to 31", false);
-        sampler.emplace(ctx, options);
+        m_phases[name] = std::chrono::duration<double, std::milli>(now - m_start).count();
+        m_start = now;
     }
-    Resources res{d, nullptr, {}};
+    const nlohmann::json& phases() const { return m_phases; }
 
+private:
+    nlohmann::json m_phases = nlohmann::json::object();
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+std::optional<PcSamplingOptions> samplingOptions(const nlohmann::json& req) {
+    if (!req.contains("pc_sampling")) return std::nullopt;
+    const nlohmann::json& s = req["pc_sampling"];
+    PcSamplingOptions options;
+    options.period = s.value("period", 0);
+    options.runs = std::clamp(s.value("runs", 10), 1, 100000);
+    if (options.period != 0 && (options.period < 5 || options.period > 31))
+        throw RunnerError("pc_sampling.period is the log2 of the interval in cycles, 5 to 31", false);
+    return options;
+}
+
+std::vector<Launch> loadLaunches(DeviceContext& ctx, const nlohmann::json& req, Resources& res) {
+    const CudaDriver& d = ctx.driver();
     const std::string image = readFile(req.at("module").get<std::string>());
     ctx.check(d.cuModuleLoadData(&res.module, image.c_str()), "loading the module");
     std::vector<Launch> launches = parseLaunches(req);
@@ -200,15 +204,12 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
             ctx.check(d.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.dynamicSmem)),
                       "allowing " + std::to_string(l.dynamicSmem) + " bytes of dynamic shared memory");
     }
+    return launches;
+}
 
-    phase("load_module");
-    std::vector<Arg> args = parseArgs(req.at("args"));
-    size_t workingSet = 0;
-    for (const Arg& a : args)
-        if (a.bytes && a.role != "scratch") workingSet += a.bytes;
-
-    // Rotate whole input/output sets so that the timed launches do not find their data in L2
-    // from the previous launch: enough sets to cover three times the L2, at most 64.
+// Rotate whole input/output sets so that the timed launches do not find their data in L2 from
+// the previous launch: enough sets to cover three times the L2, at most 64, as memory allows.
+int rotationSets(DeviceContext& ctx, const nlohmann::json& req, size_t workingSet) {
     int sets = 1;
     const std::string rotate = req.contains("rotate") && req["rotate"].is_string() ? req["rotate"].get<std::string>() : "";
     if (req.contains("rotate") && req["rotate"].is_number_integer()) {
@@ -218,9 +219,15 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         if (workingSet > 0 && workingSet < 2 * l2) sets = static_cast<int>(std::min(64.0, std::ceil(3 * l2 / workingSet)));
     }
     size_t freeBytes = 0, totalBytes = 0;
-    d.cuMemGetInfo(&freeBytes, &totalBytes);
+    ctx.driver().cuMemGetInfo(&freeBytes, &totalBytes);
     while (sets > 1 && workingSet * static_cast<size_t>(sets) > freeBytes / 2) --sets;
+    return sets;
+}
 
+// Allocates every buffer once per set, uploads the inputs (and keeps an in-place input's
+// pristine copy), zeroes scratch, and encodes each tensor map over each set's buffer.
+void uploadArgs(DeviceContext& ctx, std::vector<Arg>& args, int sets, Resources& res) {
+    const CudaDriver& d = ctx.driver();
     for (Arg& arg : args) {
         if (arg.bytes == 0) continue;  // size, scalar, pass
         for (int s = 0; s < sets; ++s) arg.sets.push_back(res.alloc(ctx, arg.bytes, arg.name));
@@ -245,54 +252,72 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         if (buffer == args.end()) throw RunnerError("tensor map '" + arg.name + "' describes '" + arg.of + "', which is no buffer", false);
         for (CUdeviceptr p : buffer->sets) arg.maps.push_back(encodeTensorMap(ctx, arg, *buffer, p));
     }
+}
 
-    phase("upload");
-    // Kernel parameters: an array of pointers to each argument's value, per set. A "pass"
-    // argument's slot is rewritten before each launch of a repeated kernel. A slot holds the
-    // largest parameter, a 128-byte tensor map, with its 64-byte alignment.
-    struct alignas(64) Slot {
-        unsigned char bytes[sizeof(CUtensorMap)];
-        unsigned char* data() { return bytes; }
-    };
-    std::vector<std::vector<Slot>> storage(static_cast<size_t>(sets), std::vector<Slot>(args.size()));
-    std::vector<std::vector<void*>> params(static_cast<size_t>(sets), std::vector<void*>(args.size()));
-    std::vector<size_t> passSlots;
-    for (size_t i = 0; i < args.size(); ++i)
-        if (args[i].role == "pass") passSlots.push_back(i);
-    for (int s = 0; s < sets; ++s) {
-        for (size_t i = 0; i < args.size(); ++i) {
-            if (!args[i].sets.empty()) std::memcpy(storage[s][i].data(), &args[i].sets[s], sizeof(CUdeviceptr));
-            else if (!args[i].maps.empty()) std::memcpy(storage[s][i].data(), &args[i].maps[s], sizeof(CUtensorMap));
-            else std::memcpy(storage[s][i].data(), args[i].scalar, 8);
-            params[s][i] = storage[s][i].data();
+// The launch sequence over the uploaded sets: kernel parameters (an array of pointers to each
+// argument's value, per set; a "pass" argument's slot is rewritten before each launch of a
+// repeated kernel; a slot holds the largest parameter, a 128-byte tensor map, with its 64-byte
+// alignment), one run of the sequence, and the restore of in-place inputs.
+class Sequence {
+public:
+    Sequence(DeviceContext& ctx, const std::vector<Arg>& args, const std::vector<Launch>& launches, int sets)
+        : m_ctx(ctx), m_args(args), m_launches(launches), m_storage(static_cast<size_t>(sets), std::vector<Slot>(args.size())),
+          m_params(static_cast<size_t>(sets), std::vector<void*>(args.size())) {
+        for (size_t i = 0; i < args.size(); ++i)
+            if (args[i].role == "pass") m_passSlots.push_back(i);
+        for (int s = 0; s < sets; ++s) {
+            for (size_t i = 0; i < args.size(); ++i) {
+                if (!args[i].sets.empty()) std::memcpy(m_storage[s][i].bytes, &args[i].sets[s], sizeof(CUdeviceptr));
+                else if (!args[i].maps.empty()) std::memcpy(m_storage[s][i].bytes, &args[i].maps[s], sizeof(CUtensorMap));
+                else std::memcpy(m_storage[s][i].bytes, args[i].scalar, 8);
+                m_params[s][i] = m_storage[s][i].bytes;
+            }
         }
     }
 
     // One run of the whole sequence on set s: the per-run zeroing, then every kernel in order.
-    auto runSequence = [&](int s, const std::string& what) {
-        for (const Arg& arg : args)
-            if (arg.zeroEachRun) ctx.check(d.cuMemsetD8Async(arg.sets[s], 0, arg.bytes, nullptr), "zeroing '" + arg.name + "'");
-        for (const Launch& l : launches) {
+    void run(int s, const std::string& what) {
+        const CudaDriver& d = m_ctx.driver();
+        for (const Arg& arg : m_args)
+            if (arg.zeroEachRun) m_ctx.check(d.cuMemsetD8Async(arg.sets[s], 0, arg.bytes, nullptr), "zeroing '" + arg.name + "'");
+        for (const Launch& l : m_launches) {
             for (long long r = 0; r < l.repeat; ++r) {
                 const int pass = static_cast<int>(r);
-                for (size_t slot : passSlots) std::memcpy(storage[s][slot].data(), &pass, sizeof pass);  // copied at launch
-                ctx.check(d.cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamicSmem, nullptr,
-                                           params[s].data(), nullptr),
-                          what + " (" + l.kernel + ")");
+                for (size_t slot : m_passSlots) std::memcpy(m_storage[s][slot].bytes, &pass, sizeof pass);  // copied at launch
+                m_ctx.check(d.cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamicSmem, nullptr,
+                                             m_params[s].data(), nullptr),
+                            what + " (" + l.kernel + ")");
             }
         }
-    };
-    // In-place kernels change their input: put it back before every timed run.
-    auto restoreSet = [&](int s) {
-        for (const Arg& arg : args)
-            if (arg.pristine) ctx.check(d.cuMemcpyDtoDAsync(arg.sets[s], arg.pristine, arg.bytes, nullptr), "restoring '" + arg.name + "'");
-    };
+    }
 
-    // Correctness run on set 0 with poisoned outputs (0xFF bytes: NaN in every float format, -1
-    // in every integer), so an element the kernel forgets to write cannot pass.
+    // In-place kernels change their input: put it back before every timed run.
+    void restore(int s) {
+        for (const Arg& arg : m_args)
+            if (arg.pristine)
+                m_ctx.check(m_ctx.driver().cuMemcpyDtoDAsync(arg.sets[s], arg.pristine, arg.bytes, nullptr), "restoring '" + arg.name + "'");
+    }
+
+private:
+    struct alignas(64) Slot {
+        unsigned char bytes[sizeof(CUtensorMap)];
+    };
+    DeviceContext& m_ctx;
+    const std::vector<Arg>& m_args;
+    const std::vector<Launch>& m_launches;
+    std::vector<std::vector<Slot>> m_storage;
+    std::vector<std::vector<void*>> m_params;
+    std::vector<size_t> m_passSlots;
+};
+
+// Correctness run on set 0 with poisoned outputs (0xFF bytes: NaN in every float format, -1 in
+// every integer), so an element the kernel forgets to write cannot pass. Returns the files the
+// outputs were written to, by argument name.
+nlohmann::json checkedRun(DeviceContext& ctx, std::vector<Arg>& args, Sequence& sequence) {
+    const CudaDriver& d = ctx.driver();
     for (Arg& arg : args)
         if (arg.role == "out") ctx.check(d.cuMemsetD8(arg.sets[0], 0xFF, arg.bytes), "poisoning '" + arg.name + "'");
-    runSequence(0, "launching the kernel");
+    sequence.run(0, "launching the kernel");
     ctx.check(d.cuCtxSynchronize(), "running the kernel");
     nlohmann::json outputs = nlohmann::json::object();
     for (Arg& arg : args) {
@@ -303,16 +328,13 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
             outputs[arg.name] = arg.file;
         }
     }
+    return outputs;
+}
 
-    phase("checked_run");
-    const int warmup = req.value("warmup", 5);
-    const int reps = std::max(1, req.value("reps", 20));
-    const nlohmann::json timing = timeCalls(ctx, warmup, reps, [&](int i) { restoreSet(i % sets); },
-                                            [&](int i) { runSequence(i % sets, "timing the kernel"); });
-
-    phase("timing");
-    // The resources and occupancy of the kernel that does the work: the launch marked primary,
-    // else the first that runs.
+// The resources and occupancy of the kernel that does the work: the launch marked primary, else
+// the first that runs.
+void describePrimaryKernel(DeviceContext& ctx, const std::vector<Launch>& launches, nlohmann::json& reply) {
+    const CudaDriver& d = ctx.driver();
     auto chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.primary && l.repeat > 0; });
     if (chosen == launches.end()) chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.repeat > 0; });
     const Launch& first = chosen == launches.end() ? launches.front() : *chosen;
@@ -322,28 +344,60 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     const unsigned threads = first.block[0] * first.block[1] * first.block[2];
     int blocksPerSm = 0;
     d.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocksPerSm, first.fn, static_cast<int>(threads), first.dynamicSmem, 0);
+    reply["registers"] = regs;
+    reply["static_smem"] = staticSmem;
+    reply["driver_blocks_per_sm"] = blocksPerSm;
+}
 
-    nlohmann::json reply = {{"ok", true},
-                            {"device", ctx.info().toJson()},
-                            {"timing", timing},
-                            {"warmup", warmup},
-                            {"reps", reps},
-                            {"rotation_sets", sets},
-                            {"working_set_bytes", workingSet},
-                            {"outputs", outputs},
-                            {"registers", regs},
-                            {"static_smem", staticSmem},
-                            {"driver_blocks_per_sm", blocksPerSm}};
-    // Sampled runs come after the timed ones (on set 0), so the timing is not the sampler's.
+}  // namespace
+
+// [SECTION] The run request
+
+nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
+    PhaseClock clock;
+    // Sampling is enabled before the module loads, so that CUPTI knows its functions.
+    std::optional<PcSampler> sampler;
+    if (const auto options = samplingOptions(req)) sampler.emplace(ctx, *options);
+    Resources res{ctx.driver(), nullptr, {}};
+    const std::vector<Launch> launches = loadLaunches(ctx, req, res);
+    clock.mark("load_module");
+
+    std::vector<Arg> args = parseArgs(req.at("args"));
+    size_t workingSet = 0;
+    for (const Arg& a : args)
+        if (a.bytes && a.role != "scratch") workingSet += a.bytes;
+    const int sets = rotationSets(ctx, req, workingSet);
+    uploadArgs(ctx, args, sets, res);
+    clock.mark("upload");
+
+    Sequence sequence(ctx, args, launches, sets);
+    const nlohmann::json outputs = checkedRun(ctx, args, sequence);
+    clock.mark("checked_run");
+
+    const int warmup = req.value("warmup", 5);
+    const int reps = std::max(1, req.value("reps", 20));
+    const nlohmann::json timing = timeCalls(ctx, warmup, reps, [&](int i) { sequence.restore(i % sets); },
+                                            [&](int i) { sequence.run(i % sets, "timing the kernel"); });
+    clock.mark("timing");
+
+    nlohmann::json reply = {{"ok", true},         {"device", ctx.info().toJson()}, {"timing", timing},
+                            {"warmup", warmup},   {"reps", reps},                  {"rotation_sets", sets},
+                            {"working_set_bytes", workingSet}, {"outputs", outputs}};
+    describePrimaryKernel(ctx, launches, reply);
+    // Sampled and counted runs come after the timed ones (on set 0), so the timing is not theirs.
     if (sampler) {
-        reply["pc_sampling"] = sampler->sample([&] { runSequence(0, "sampling the kernel"); });
-        phase("pc_sampling");
+        reply["pc_sampling"] = sampler->sample([&] { sequence.run(0, "sampling the kernel"); });
+        clock.mark("pc_sampling");
+    }
+    if (req.value("memory_counters", false)) {
+        reply["memory_counters"] = measureMemoryCounters(ctx, [&] { sequence.restore(0); }, [&] { sequence.run(0, "counting the kernel's traffic"); });
+        clock.mark("memory_counters");
     }
     if (req.contains("baselines") && req["baselines"].is_array()) {
-        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, [&] { restoreSet(0); });
-        phase("baselines");
+        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, [&] { sequence.restore(0); });
+        clock.mark("baselines");
     }
-    reply["phases_ms"] = phases;
+    reply["phases_ms"] = clock.phases();
     return reply;
 }
 

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace kx::runner {
@@ -35,6 +37,11 @@ public:
 
 private:
     struct Api;
+    // Each returns an error sentence, empty on success.
+    std::string readStallReasons(std::map<uint32_t, std::string>* names);
+    std::string configure(size_t reasonCount);
+    // The samples CUPTI holds after the range, summed by instruction.
+    nlohmann::json collect(const std::map<uint32_t, std::string>& reasonName);
     DeviceContext& m_ctx;
     PcSamplingOptions m_options;
     Api* m_api = nullptr;

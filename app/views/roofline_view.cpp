@@ -312,17 +312,27 @@ void RooflineView::drawChart(float height) {
                            engine::unitLabel(r.computeId), r.source == engine::CeilingSource::Measured ? " (measured)" : "",
                            chart::formatCompact(r.ai, 2), flopsText(r.flops), engine::unitLabel(r.computeId));
     });
-    if (!sc.measured.empty()) {
+    // Measured runs: squares at the intensity of their DRAM bytes (counted, or the template's),
+    // triangles at that of their counted L2 bytes (the hierarchical roofline's second level).
+    for (const bool l2 : {false, true}) {
         std::vector<double> mx, my;
+        std::vector<const engine::RooflinePoint*> shown;
         for (const auto& p : sc.measured) {
+            if ((p.bytesFrom == "l2") != l2) continue;
             mx.push_back(p.ai);
             my.push_back(p.flopsPerSec);
+            shown.push_back(&p);
         }
-        chart.scatter("measured", mx, my, MarkerShape::Square, cc.series[1], 4.5f, [&](std::size_t i) {
-            const auto& p = sc.measured[i];
-            return fmt::format("{} (measured)\nAI {} FLOP/byte\nachieved {}", p.label, chart::formatCompact(p.ai, 2),
-                               flopsText(p.flopsPerSec));
-        });
+        if (shown.empty()) continue;
+        chart.scatter(l2 ? "measured (L2)" : "measured", mx, my, l2 ? MarkerShape::Triangle : MarkerShape::Square,
+                      l2 ? cc.series[2] : cc.series[1], 4.5f, [&](std::size_t i) {
+                          const auto& p = *shown[i];
+                          const char* basis = p.bytesFrom == "dram" ? "FLOPs / DRAM bytes read and written, counted by the hardware"
+                                              : p.bytesFrom == "l2" ? "FLOPs / bytes L2 served, counted by the hardware"
+                                                                    : "FLOPs / the template's bytes (run with hardware counters to measure them)";
+                          return fmt::format("{}\nAI {} FLOP/byte: {}\nachieved {}", p.label, chart::formatCompact(p.ai, 2), basis,
+                                             flopsText(p.flopsPerSec));
+                      });
     }
     if (placed) {
         const double px[] = {sc.predicted->ai};

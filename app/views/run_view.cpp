@@ -129,6 +129,10 @@ void RunView::drawControls() {
     ImGui::InputInt("reps", &runs.reps, 5, 20);
     runs.reps = std::clamp(runs.reps, 1, 10000);
     helpTooltip("Timed launches after 5 warm-up launches; the median is reported.");
+    ImGui::Checkbox("Count memory traffic", &runs.memoryCounters);
+    helpTooltip("After the timed runs, count the DRAM, L2 and L1 bytes of one run with the GPU's hardware counters "
+                "(CUPTI, each pass from a cold L2). The roofline then places the run at its measured intensity, at DRAM "
+                "and at L2, instead of at the template's byte formula.");
     ImGui::EndDisabled();
 
     const bool canRun = runs.runnerState() == RunnerState::Ready && model().isValid() && model().resultIsCurrent() &&
@@ -196,6 +200,8 @@ void RunView::drawResult(const RunRecord& record) {
         }
         row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {:.1f}% of its speed", b.name, b.medianMs, 100.0 * b.speedup), pal.textDim);
     }
+    if (const std::string traffic = engine::memoryTrafficText(r); !traffic.empty())
+        row(theme(), "traffic", traffic, r.memoryCounters->ok() ? pal.text : pal.textDim);
     row(theme(), "device", r.deviceName, pal.textDim);
     ImGui::EndTable();
 }

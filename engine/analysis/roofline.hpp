@@ -47,6 +47,9 @@ struct RooflinePoint {
     double ai = 0;            // FLOP/byte
     double flopsPerSec = 0;   // 0 when unknown (a prediction not yet placed on a roof)
     PointKind kind = PointKind::Predicted;
+    // Where a measured point's bytes come from: "template" (its byte formula), or the hardware
+    // counters' "dram" or "l2" bytes (a hierarchical roofline: one point per memory level).
+    std::string bytesFrom = "template";
 };
 
 // Measured ceilings a caller may add (kx calibrate's results). Zero / absent means not measured.

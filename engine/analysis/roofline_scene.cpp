@@ -239,6 +239,22 @@ void placeCeilings(RooflineScene& scene, bool allRoofs, bool haveKernel) {
 
 }  // namespace
 
+std::vector<RooflinePoint> measuredRooflinePoints(const RunReport& report, const std::string& label) {
+    std::vector<RooflinePoint> points;
+    if (!report.ok || report.medianMs <= 0 || report.flops <= 0) return points;
+    const double achieved = report.flops / (report.medianMs * 1e-3);
+    auto add = [&](double bytes, const char* from, const std::string& suffix) {
+        if (bytes > 0) points.push_back({label + suffix, report.flops / bytes, achieved, PointKind::Measured, from});
+    };
+    if (report.memoryCounters && report.memoryCounters->ok() && report.memoryCounters->dramBytes() > 0) {
+        add(report.memoryCounters->dramBytes(), "dram", " (DRAM bytes counted)");
+        add(report.memoryCounters->l2Bytes, "l2", " (L2 bytes counted)");
+    } else {
+        add(report.bytes, "template", "");
+    }
+    return points;
+}
+
 RooflineScene buildRooflineScene(const RooflineSceneRequest& req) {
     if (req.arches == nullptr) throw InputError("a roofline scene needs the architecture database");
     RooflineScene scene;

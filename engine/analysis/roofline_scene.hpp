@@ -11,6 +11,7 @@
 #include "analysis/roofline.hpp"
 #include "arch/arch_database.hpp"
 #include "run/calibration.hpp"
+#include "run/run_report.hpp"
 #include "templates/template.hpp"
 
 #include <optional>
@@ -80,6 +81,12 @@ struct RooflineScene {
     double xMin = 0.1, xMax = 1000;          // whole decades
     double yMin = 1e11, yMax = 1e15;
 };
+
+// The points a run puts on the roofline, at the run's throughput: with counted memory traffic
+// (RunReport::memoryCounters) one at FLOPs / counted DRAM bytes and one at FLOPs / counted L2
+// bytes, else one at FLOPs / the template's bytes. None for a failed run or one without time,
+// FLOPs or bytes. Labels start with `label` ("n=4096").
+std::vector<RooflinePoint> measuredRooflinePoints(const RunReport& report, const std::string& label);
 
 // Builds the scene. Never throws for a template's formula errors (they become predictedNote);
 // throws InputError only for a request without arches or with a deviceId not in the database.

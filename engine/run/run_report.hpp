@@ -69,6 +69,19 @@ struct PcSamplingReport {
     std::vector<PcSample> pcs;
 };
 
+// The memory traffic of one run counted by the GPU's hardware counters (CUPTI's Range Profiler,
+// each pass from a cold L2): what the kernel really moved, beside the template's byte formula.
+struct MemoryCountersReport {
+    std::string error;           // non-empty: not counted (no CUPTI, no permission to profile)
+    double dramReadBytes = 0;
+    double dramWriteBytes = 0;
+    double l2Bytes = 0;          // every request L2 served (lts__t_bytes)
+    double l1Bytes = 0;          // every request L1/TEX served, shared memory included (l1tex__t_bytes)
+    int passes = 0;              // runs the counters needed
+    double dramBytes() const { return dramReadBytes + dramWriteBytes; }
+    bool ok() const { return error.empty() && passes > 0; }
+};
+
 struct RunReport {
     bool ok = false;             // false: the run could not be made (error says why)
     std::string error;
@@ -92,6 +105,7 @@ struct RunReport {
     int registers = 0;
     int driverBlocksPerSm = 0;
     std::optional<PcSamplingReport> pcSampling;  // when the run asked for PC sampling
+    std::optional<MemoryCountersReport> memoryCounters;  // when the run asked for hardware counters
     // Wall time of the run's phases in ms: the runner's ("upload", "timing", "baselines"...) and
     // the host's ("inputs", "runner", "check"), to see where the time of a run goes.
     std::map<std::string, double> phasesMs;
@@ -99,5 +113,10 @@ struct RunReport {
     // The first baseline that ran, or nullptr.
     const BaselineReport* primaryBaseline() const;
 };
+
+// The counted traffic in one line: "DRAM 33.6 MB read + 16.8 MB written (1.02x the template's
+// 49.2 MB), L2 120 MB, L1 402 MB in 2 passes"; the error sentence when it was not counted; empty
+// when the run did not ask.
+std::string memoryTrafficText(const RunReport& report);
 
 }  // namespace kx::engine

@@ -59,6 +59,10 @@ const auto kBaselineKeys =
     std::make_tuple(Key{"id", &BaselineReport::id}, Key{"name", &BaselineReport::name}, Key{"error", &BaselineReport::error},
                     Key{"median_ms", &BaselineReport::medianMs}, Key{"tflops", &BaselineReport::tflops}, Key{"gbps", &BaselineReport::gbps},
                     Key{"speedup", &BaselineReport::speedup});
+const auto kMemoryCounterKeys =
+    std::make_tuple(Key{"error", &MemoryCountersReport::error}, Key{"dram_read_bytes", &MemoryCountersReport::dramReadBytes},
+                    Key{"dram_write_bytes", &MemoryCountersReport::dramWriteBytes}, Key{"l2_bytes", &MemoryCountersReport::l2Bytes},
+                    Key{"l1_bytes", &MemoryCountersReport::l1Bytes}, Key{"passes", &MemoryCountersReport::passes});
 const auto kRunKeys = std::make_tuple(
     Key{"ok", &RunReport::ok}, Key{"error", &RunReport::error}, Key{"variant", &RunReport::variant}, Key{"device", &RunReport::deviceName},
     Key{"arch", &RunReport::deviceArch}, Key{"sizes", &RunReport::sizes}, Key{"median_ms", &RunReport::medianMs},
@@ -79,6 +83,15 @@ nlohmann::json writeKeys(const Report& r, const Keys& keys) {
 template <class Report, class Keys>
 void readKeys(const nlohmann::json& j, Report& r, const Keys& keys) {
     std::apply([&](const auto&... k) { ((r.*(k.member) = field(j, k.name, r.*(k.member))), ...); }, keys);
+}
+
+// A report read from the keys of `keys`, after checking that j is an object.
+template <class Report, class Keys>
+Report reportFromKeys(const nlohmann::json& j, const char* what, const Keys& keys) {
+    requireObject(j, what);
+    Report r;
+    readKeys(j, r, keys);
+    return r;
 }
 
 }  // namespace
@@ -102,6 +115,7 @@ nlohmann::json toJson(const RunReport& r) {
     // "baseline" (the one ratios are quoted against) stays for readers of older exports.
     if (const BaselineReport* b = r.primaryBaseline()) j["baseline"] = toJson(*b);
     if (r.pcSampling) j["pc_sampling"] = toJson(*r.pcSampling);
+    if (r.memoryCounters) j["memory_counters"] = toJson(*r.memoryCounters);
     if (!r.phasesMs.empty()) j["phases_ms"] = r.phasesMs;
     if (r.pctOfCopyBandwidth) j["pct_of_copy_bandwidth"] = *r.pctOfCopyBandwidth;
     if (r.pctOfComputeCeiling) {
@@ -116,6 +130,17 @@ nlohmann::json toJson(const PcSamplingReport& p) {
     nlohmann::json pcs = nlohmann::json::array();
     for (const PcSample& pc : p.pcs) pcs.push_back({{"function", pc.function}, {"offset", pc.offset}, {"samples", pc.samples}, {"stalls", pc.stalls}});
     return {{"period", p.period}, {"runs", p.runs}, {"total_samples", p.totalSamples}, {"dropped_samples", p.droppedSamples}, {"pcs", pcs}};
+}
+
+nlohmann::json toJson(const MemoryCountersReport& m) {
+    if (!m.error.empty()) return {{"error", m.error}};
+    nlohmann::json j = writeKeys(m, kMemoryCounterKeys);
+    j.erase("error");
+    return j;
+}
+
+MemoryCountersReport memoryCountersReportFromJson(const nlohmann::json& j) {
+    return reportFromKeys<MemoryCountersReport>(j, "memory counters report", kMemoryCounterKeys);
 }
 
 PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j) {
@@ -146,17 +171,11 @@ PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j) {
 }
 
 CorrectnessReport correctnessReportFromJson(const nlohmann::json& j) {
-    requireObject(j, "correctness report");
-    CorrectnessReport c;
-    readKeys(j, c, kCorrectnessKeys);
-    return c;
+    return reportFromKeys<CorrectnessReport>(j, "correctness report", kCorrectnessKeys);
 }
 
 BaselineReport baselineReportFromJson(const nlohmann::json& j) {
-    requireObject(j, "baseline report");
-    BaselineReport b;
-    readKeys(j, b, kBaselineKeys);
-    return b;
+    return reportFromKeys<BaselineReport>(j, "baseline report", kBaselineKeys);
 }
 
 RunReport runReportFromJson(const nlohmann::json& j) {
@@ -181,6 +200,7 @@ RunReport runReportFromJson(const nlohmann::json& j) {
     }
     if (present("phases_ms")) r.phasesMs = field(j, "phases_ms", r.phasesMs);
     if (present("pc_sampling")) r.pcSampling = pcSamplingReportFromJson(j.at("pc_sampling"));
+    if (present("memory_counters")) r.memoryCounters = memoryCountersReportFromJson(j.at("memory_counters"));
     if (present("pct_of_copy_bandwidth")) r.pctOfCopyBandwidth = field(j, "pct_of_copy_bandwidth", 0.0);
     if (present("pct_of_compute_ceiling")) {
         r.pctOfComputeCeiling = field(j, "pct_of_compute_ceiling", 0.0);

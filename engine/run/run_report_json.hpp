@@ -16,6 +16,8 @@ nlohmann::json toJson(const CorrectnessReport& report);
 nlohmann::json toJson(const BaselineReport& report);
 // The same shape as kx-runner's "pc_sampling" reply (runner/PROTOCOL.md).
 nlohmann::json toJson(const PcSamplingReport& report);
+// The same shape as kx-runner's "memory_counters" reply, less its "metrics" detail.
+nlohmann::json toJson(const MemoryCountersReport& report);
 // "error" is written only when ok is false; "baselines" (every one), "baseline" (the primary
 // one, for older readers), "pct_of_copy_bandwidth" and "pct_of_compute_ceiling" only when
 // present. Reading accepts the older "library_baseline" and "pct_of_cublas_peak" keys.
@@ -25,6 +27,7 @@ nlohmann::json toJson(const RunReport& report);
 CorrectnessReport correctnessReportFromJson(const nlohmann::json& j);
 BaselineReport baselineReportFromJson(const nlohmann::json& j);
 PcSamplingReport pcSamplingReportFromJson(const nlohmann::json& j);
+MemoryCountersReport memoryCountersReportFromJson(const nlohmann::json& j);
 RunReport runReportFromJson(const nlohmann::json& j);
 
 }  // namespace kx::engine

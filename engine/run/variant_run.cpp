@@ -213,6 +213,7 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
                     {"args", jsonArgs},  {"warmup", opt.warmup}, {"reps", opt.reps},          {"rotate", "auto"}};
 
     if (opt.pcSamplingRuns > 0) plan.request["pc_sampling"] = {{"runs", opt.pcSamplingRuns}, {"period", opt.pcSamplingPeriod}};
+    if (opt.memoryCounters) plan.request["memory_counters"] = true;
     if (opt.baseline) {
         const nlohmann::json baselines = planBaselines(tmpl, config, arch, sizes, args, opt, dir, plan);
         if (!baselines.empty()) plan.request["baselines"] = baselines;
@@ -264,6 +265,8 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
             if (ms.is_number()) report.phasesMs["runner " + name] = ms.get<double>();
     report.pcSampling.reset();
     if (reply.contains("pc_sampling")) report.pcSampling = pcSamplingReportFromJson(reply.at("pc_sampling"));
+    report.memoryCounters.reset();
+    if (reply.contains("memory_counters")) report.memoryCounters = memoryCountersReportFromJson(reply.at("memory_counters"));
 }
 
 void applyCalibration(const Calibration& cal, const std::string& unit, RunReport& report) {

@@ -34,6 +34,9 @@ struct RunOptions {
     // of the sampling interval in cycles (5..31), 0 for CUPTI's default.
     int pcSamplingRuns = 0;
     int pcSamplingPeriod = 0;
+    // Count the run's DRAM, L2 and L1 bytes with the hardware counters (CUPTI) in extra runs after
+    // the timed ones, each from a cold L2.
+    bool memoryCounters = false;
     // The runs of a sweep share inputs and baseline results through this (see run_share.hpp);
     // null: each run generates its own and times its baselines.
     std::shared_ptr<RunShare> share;

@@ -2,7 +2,9 @@
 // writes zero-filled outputs of the right sizes, and appends each request to the file named by
 // $KX_FAKE_RUNNER_LOG, so a test can see what the engine asked for. With KX_FAKE_RUNNER_DRIVER=1
 // it claims a driver and one device, and answers "fault" the way kx-runner does (a fatal reply,
-// then exit status 3; "hang" never answers), for tests of the app's fault handling.
+// then exit status 3; "hang" never answers), for tests of the app's fault handling. Asked for
+// "memory_counters", it counts the inputs' bytes as DRAM reads and the outputs' as DRAM writes,
+// with L2 serving three times that.
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -40,10 +42,12 @@ int main() {
             continue;
         }
         std::map<std::string, size_t> bytes;
+        double readBytes = 0, writtenBytes = 0;
         nlohmann::json outputs = nlohmann::json::object();
         for (const auto& arg : request.at("args")) {
             if (!arg.contains("count")) continue;
             bytes[arg.at("name")] = arg.at("count").get<size_t>() * arg.at("elem_bytes").get<size_t>();
+            (arg.at("role") == "out" ? writtenBytes : readBytes) += static_cast<double>(bytes[arg.at("name")]);
             if ((arg.at("role") == "out" || arg.at("role") == "inout") && arg.contains("file")) {
                 std::ofstream(arg.at("file").get<std::string>(), std::ios::binary) << std::string(bytes[arg.at("name")], '\0');
                 outputs[arg.at("name").get<std::string>()] = arg.at("file");
@@ -59,12 +63,15 @@ int main() {
             }
             baselines.push_back(entry);
         }
-        const nlohmann::json reply = {{"ok", true},
+        nlohmann::json reply = {{"ok", true},
                                       {"device", {{"name", "Fake GPU"}, {"arch", "sm_90"}}},
                                       {"timing", {{"median_ms", 1.0}, {"min_ms", 1.0}, {"max_ms", 1.0}}},
                                       {"reps", request.value("reps", 1)},
                                       {"outputs", outputs},
                                       {"baselines", baselines}};
+        if (request.value("memory_counters", false))
+            reply["memory_counters"] = {{"dram_read_bytes", readBytes}, {"dram_write_bytes", writtenBytes},
+                                        {"l2_bytes", 3 * (readBytes + writtenBytes)}, {"l1_bytes", 4 * (readBytes + writtenBytes)}, {"passes", 1}};
         std::cout << reply.dump() << "\n" << std::flush;
     }
     return 0;

@@ -1,5 +1,6 @@
 // [gpu] tests: need an NVIDIA GPU and driver. Run with: ctest --preset default -L gpu
 #include "analysis/pc_attribution.hpp"
+#include "analysis/roofline_scene.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/variant_build.hpp"
 #include "run/variant_run.hpp"
@@ -62,6 +63,20 @@ void requireCorrect(const RunReport& r) {
     REQUIRE(r.ok);
     CHECK(r.correctness.passed);
     CHECK(r.correctness.checked > 0);
+}
+
+// A quick run with the hardware memory counters, which must have been counted.
+RunReport countedRun(const std::string& id, const std::map<std::string, std::string>& values, const std::map<std::string, std::string>& sizes,
+                     int pcSamplingRuns = 0) {
+    RunOptions options = quick(5, 1);
+    options.memoryCounters = true;
+    options.pcSamplingRuns = pcSamplingRuns;
+    RunReport r = gpu().run(id, values, sizes, options);
+    requireCorrect(r);
+    REQUIRE(r.memoryCounters);
+    INFO(r.memoryCounters->error);
+    REQUIRE(r.memoryCounters->ok());
+    return r;
 }
 
 }  // namespace
@@ -200,4 +215,41 @@ TEST_CASE("planted faults are reported in plain words and a fresh runner takes o
         requireCorrect(after);
         CHECK(runner.starts() == startsBefore + 1);
     }
+}
+
+TEST_CASE("a streaming kernel's counted DRAM bytes are the bytes it reads and writes", "[gpu][counters]") {
+    // out = x + y over 2^25 floats: 256 MiB read, 128 MiB written, far more than L2 holds.
+    const long long n = 1LL << 25;
+    const RunReport r = countedRun("map", {{"op", "add"}, {"dtype", "f32"}}, {{"n", std::to_string(n)}});
+    const MemoryCountersReport& m = *r.memoryCounters;
+    INFO(memoryTrafficText(r));
+    CHECK(m.dramReadBytes == Approx(2.0 * n * 4).epsilon(0.05));
+    CHECK(m.dramWriteBytes == Approx(1.0 * n * 4).epsilon(0.05));
+    CHECK(m.l2Bytes >= 0.95 * m.dramBytes());
+    // The roofline places the run at FLOPs / counted DRAM bytes, and at FLOPs / L2 bytes.
+    const auto points = measuredRooflinePoints(r, "map");
+    REQUIRE(points.size() == 2);
+    CHECK(points[0].bytesFrom == "dram");
+    CHECK(points[0].ai == Approx(r.flops / m.dramBytes()));
+    CHECK(points[1].bytesFrom == "l2");
+}
+
+TEST_CASE("a tiled GEMM's counted L2 traffic exceeds its DRAM traffic, at least its compulsory bytes", "[gpu][counters]") {
+    const RunReport r = countedRun("gemm_mma", {}, {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}});
+    const MemoryCountersReport& m = *r.memoryCounters;
+    INFO(memoryTrafficText(r));
+    // f16 A and B read, f16 C written: the template's bytes are the least any GEMM moves.
+    CHECK(m.dramBytes() >= 0.95 * r.bytes);
+    CHECK(m.dramWriteBytes == Approx(4096.0 * 4096 * 2).epsilon(0.1));
+    // Each A and B tile is read by a whole row or column of blocks: L2 serves many times DRAM's bytes.
+    CHECK(m.l2Bytes > 4 * m.dramBytes());
+}
+
+TEST_CASE("hardware counters and PC sampling in the same run", "[gpu][counters][pc_sampling]") {
+    const RunReport r = countedRun("map", {{"op", "add"}, {"dtype", "f32"}}, {{"n", "16777216"}}, 5);
+    REQUIRE(r.pcSampling);
+    INFO(r.pcSampling->error);
+    CHECK(r.pcSampling->error.empty());
+    CHECK(r.pcSampling->totalSamples > 0);
+    CHECK(r.memoryCounters->dramReadBytes == Approx(2.0 * 16777216 * 4).epsilon(0.05));
 }
