@@ -1,3 +1,4 @@
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "sweep/preselected.hpp"
@@ -8,6 +9,8 @@
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/output_file.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -239,6 +242,54 @@ int compile(const Context& ctx, const CompileArgs& args) {
         writeOutput(args.outputFile, text);
     }
     return 0;
+}
+
+// [SECTION] Command line
+
+void addListCommands(CLI::App& app, CommandTable& table) {
+    auto json = std::make_shared<bool>(false);
+    CLI::App* templates = app.add_subcommand("templates", "List the templates");
+    templates->add_flag("--json", *json, "JSON output");
+    table.add(templates, [json](Context& ctx) { return listTemplates(ctx, *json); });
+    CLI::App* arches = app.add_subcommand("arches", "List the architectures");
+    arches->add_flag("--json", *json, "JSON output");
+    table.add(arches, [json](Context& ctx) { return listArches(ctx, *json); });
+}
+
+void addGenerateCommand(CLI::App& app, CommandTable& table) {
+    auto gen = std::make_shared<GenerateArgs>();
+    auto batch = std::make_shared<GenerateBatchArgs>();
+    CLI::App* generate = app.add_subcommand("generate", "Write a template's source for a config");
+    addVariantOptions(generate, gen->variant);
+    addFlagOption(generate, gen->variant);
+    generate->add_option("--lang", gen->lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
+    auto* genOut = generate->add_option("-o,--output", gen->outputFile, "Output file (default stdout)");
+    generate->add_option("--output-dir", gen->outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
+    generate->get_option("--arch")->required(false);  // a batch names --gpu-target instead
+    generate->add_option("--gpu-target", batch->gpuTargets, "Batch: arches to generate for, e.g. sm_80,sm_90 (one folder each)")->delimiter(',');
+    generate->add_option("--datatype", batch->datatypes, "Batch: dtype values, e.g. f16,bf16")->delimiter(',');
+    generate->add_option("--layout", batch->layouts, "Batch: layout values, e.g. rcr,rrr")->delimiter(',');
+    generate->add_option("--variants", batch->variants, "Batch: more parameters to vary, as kx sweep --vary (repeatable)");
+    generate->add_option("--preselected", batch->preselected, "Batch: a set of the template's preselected.xml");
+    generate->add_option("-j,--jobs", batch->jobs, "Batch: compile threads for --cubin")->check(CLI::Range(1, 1024));
+    generate->add_flag("--cubin", batch->cubin, "Batch: compile each config to DIR/<arch>/<name>.cubin too");
+    table.add(generate, [gen, batch](Context& ctx) {
+        if (batch->requested()) return generateBatch(ctx, *gen, *batch);
+        if (gen->variant.arch.empty()) throw InputError("generate needs --arch (or --gpu-target for a batch)");
+        return cli::generate(ctx, *gen);
+    });
+}
+
+void addCompileCommand(CLI::App& app, CommandTable& table) {
+    auto comp = std::make_shared<CompileArgs>();
+    CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC (PTX, CUBIN, SASS) or, for AMD, clang 19 (ISA, code object); or print its resources");
+    addVariantOptions(compile, comp->variant);
+    addFlagOption(compile, comp->variant);
+    compile->add_option("--emit", comp->emit, "ptx, cubin, sass, map (source line -> PTX -> SASS lines) or resources; AMD arches: isa, hsaco or resources")->required();
+    compile->add_option("--lang", comp->lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
+    compile->add_option("-o,--output", comp->outputFile, "Output file (default stdout)");
+    compile->add_flag("--json", comp->json, "Resources or the line map as JSON");
+    table.add(compile, [comp](Context& ctx) { return cli::compile(ctx, *comp); });
 }
 
 }  // namespace kx::cli

@@ -19,6 +19,7 @@ namespace kx::cli {
 struct Context {
     engine::ArchDatabase arches;
     engine::TemplateLibrary templates;
+    std::filesystem::path dataRoot;  // holds templates/, assets/ and tutorials/
 };
 
 // "--set" values: each item "K=V" or "K1=V1,K2=V2".

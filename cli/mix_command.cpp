@@ -1,5 +1,6 @@
 // kx mix: the static instruction mix of a config, from its PTX and, when nvdisasm or cuobjdump
 // is found, from its SASS side by side. Counts are per instruction in the listing, not executed.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "analysis/instruction_mix.hpp"
@@ -8,6 +9,8 @@
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/output_file.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -138,6 +141,19 @@ int instructionMix(const Context& ctx, const CompileArgs& args) {
         std::cerr << "wrote " << args.outputFile << "\n";
     }
     return 0;
+}
+
+// [SECTION] Command line
+
+void addMixCommand(CLI::App& app, CommandTable& table) {
+    auto args = std::make_shared<CompileArgs>();
+    CLI::App* mix = app.add_subcommand(
+        "mix", "Static instruction mix by category with load/store widths, from the PTX (and the SASS when nvdisasm or cuobjdump is found)");
+    addVariantOptions(mix, args->variant);
+    addFlagOption(mix, args->variant);
+    mix->add_option("-o,--output", args->outputFile, "Output file (default stdout)");
+    mix->add_flag("--json", args->json, "JSON output");
+    table.add(mix, [args](Context& ctx) { return instructionMix(ctx, *args); });
 }
 
 }  // namespace kx::cli

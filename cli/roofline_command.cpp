@@ -1,10 +1,13 @@
 // kx roofline: the roofline scene of a variant (analysis/roofline_scene.hpp) as text, CSV or JSON;
 // the same scene the app's Roofline panel draws.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "analysis/roofline_scene.hpp"
 #include "run/calibration.hpp"
 #include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -138,6 +141,22 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
         printText(scene);
     }
     return 0;
+}
+
+// [SECTION] Command line
+
+void addRooflineCommand(CLI::App& app, CommandTable& table) {
+    auto args = std::make_shared<RooflineArgs>();
+    CLI::App* rooflineCmd = app.add_subcommand("roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model");
+    addVariantOptions(rooflineCmd, args->variant);
+    addFlagOption(rooflineCmd, args->variant);
+    addSizeOption(rooflineCmd, args->sizes);
+    rooflineCmd->add_option("--device", args->device, "Device id or name (see assets/devices; default: one of the arch's family)");
+    rooflineCmd->add_flag("--all-roofs", args->allRoofs, "Also the compute roofs the kernel cannot use");
+    rooflineCmd->add_flag("--no-measured", args->noMeasured, "Leave out the ceilings measured by kx calibrate");
+    auto* roofCsv = rooflineCmd->add_flag("--csv", args->csv, "Ceilings, ridges and points as CSV");
+    rooflineCmd->add_flag("--json", args->json, "The whole scene as JSON")->excludes(roofCsv);
+    table.add(rooflineCmd, [args](Context& ctx) { return roofline(ctx, *args); });
 }
 
 }  // namespace kx::cli

@@ -1,3 +1,4 @@
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "analysis/pc_attribution.hpp"
@@ -10,6 +11,8 @@
 #include "util/error.hpp"
 #include "util/text.hpp"
 #include "util/time_text.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -221,6 +224,39 @@ int calibrate(const Context&, const CalibrateArgs& args) {
         fmt::print("  cuBLAS {:<5}     {:.1f} TFLOP/s at {}^3\n", dtype, tflops, c.gemmSize);
     fmt::print("  saved to {}\n", calibrationPath(c.device).string());
     return 0;
+}
+
+// [SECTION] Command line
+
+void addRunCommand(CLI::App& app, CommandTable& table) {
+    auto args = std::make_shared<RunArgs>();
+    CLI::App* runCmd = app.add_subcommand("run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)");
+    addVariantOptions(runCmd, args->variant);
+    addFlagOption(runCmd, args->variant);
+    addSizeOption(runCmd, args->sizes);
+    runCmd->add_option("--device", args->device, "GPU index");
+    runCmd->add_option("--reps", args->reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
+    runCmd->add_option("--warmup", args->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
+    runCmd->add_option("--timeout", args->timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
+    runCmd->add_option("--seed", args->seed, "Seed of the random inputs");
+    runCmd->add_flag("--no-baseline", args->noBaseline, "Skip cuBLAS / copy baseline");
+    runCmd->add_flag("--json", args->json, "JSON report");
+    runCmd->add_flag("--pc-sampling", args->pcSampling, "Sample program counters with CUPTI in extra runs after the timed ones: the hottest instructions and their stall reasons");
+    runCmd->add_option("--pc-runs", args->pcRuns, "Runs sampled with --pc-sampling")->check(CLI::Range(1, 100000));
+    runCmd->add_option("--pc-period", args->pcPeriod, "Sampling interval 2^N cycles, N in 5..31 (default: CUPTI's)")->check(CLI::Range(5, 31));
+    runCmd->add_option("--pc-top", args->pcTop, "Instructions listed with --pc-sampling")->check(CLI::Range(1, 100000));
+    runCmd->add_option("--session", args->session, "Record the run (variant, source, PTX, resources, report) in this session file; created when absent");
+    table.add(runCmd, [args](Context& ctx) { return run(ctx, *args); });
+}
+
+void addCalibrateCommand(CLI::App& app, CommandTable& table) {
+    auto cal = std::make_shared<CalibrateArgs>();
+    CLI::App* calibrateCmd = app.add_subcommand("calibrate", "Measure the GPU's copy bandwidth and cuBLAS GEMM throughput per dtype");
+    calibrateCmd->add_option("--device", cal->device, "GPU index");
+    calibrateCmd->add_option("--gemm-size", cal->gemmSize, "GEMM size (cube)")->check(CLI::Range(256, 32768));
+    calibrateCmd->add_option("--reps", cal->reps, "Timed repetitions")->check(CLI::Range(1, 10000));
+    calibrateCmd->add_flag("--json", cal->json, "JSON output");
+    table.add(calibrateCmd, [cal](Context& ctx) { return calibrate(ctx, *cal); });
 }
 
 }  // namespace kx::cli

@@ -1,4 +1,5 @@
 // kx session new|list|show|export|merge, and the recording of `kx run --session`.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "run/calibration.hpp"
@@ -8,6 +9,8 @@
 #include "store/session_store.hpp"
 #include "util/error.hpp"
 #include "util/output_file.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -174,6 +177,41 @@ int sessionMerge(const SessionArgs& args) {
     }
     fmt::print("{}: {} variants, {} sweep{}\n", args.file, out.variants().size(), out.sweeps().size(), out.sweeps().size() == 1 ? "" : "s");
     return 0;
+}
+
+// [SECTION] Command line
+
+void addSessionCommand(CLI::App& app, CommandTable& table) {
+    auto sess = std::make_shared<SessionArgs>();
+    auto action = [&table, sess](CLI::App* command, int (*fn)(const SessionArgs&)) {
+        table.add(command, [sess, fn](Context&) { return fn(*sess); });
+    };
+    CLI::App* sessionCmd = app.add_subcommand("session", "Session files (.kxs): variants, artifacts, runs and notes in one SQLite file");
+    sessionCmd->require_subcommand(1);
+    CLI::App* sessionNew = sessionCmd->add_subcommand("new", "Create an empty session (never overwrites)");
+    sessionNew->add_option("file", sess->file, "Session file (.kxs)")->required();
+    action(sessionNew, cli::sessionNew);
+    CLI::App* sessionList = sessionCmd->add_subcommand("list", "List the variants with their run counts and best times");
+    sessionList->add_option("file", sess->file, "Session file (.kxs)")->required();
+    action(sessionList, cli::sessionList);
+    CLI::App* sessionShow = sessionCmd->add_subcommand("show", "Show variants in detail: config, notes, artifacts, resources, runs");
+    sessionShow->add_option("file", sess->file, "Session file (.kxs)")->required();
+    sessionShow->add_option("--variant", sess->variant, "Only this variant");
+    action(sessionShow, cli::sessionShow);
+    CLI::App* sessionNote = sessionCmd->add_subcommand("note", "Set a variant's notes (what it is for, why it is fast or slow)");
+    sessionNote->add_option("file", sess->file, "Session file (.kxs)")->required();
+    sessionNote->add_option("variant", sess->variant, "Variant name (see 'kx session list')")->required();
+    sessionNote->add_option("text", sess->notes, "The notes; \"\" clears them")->required();
+    action(sessionNote, cli::sessionNote);
+    CLI::App* sessionExport = sessionCmd->add_subcommand("export", "Export the session as JSON (everything but artifact bytes) or CSV (one row per run)");
+    sessionExport->add_option("file", sess->file, "Session file (.kxs)")->required();
+    sessionExport->add_option("--format", sess->format, "json or csv")->check(CLI::IsMember({"json", "csv"}));
+    sessionExport->add_option("-o,--output", sess->output, "Output file (default stdout)");
+    action(sessionExport, cli::sessionExport);
+    CLI::App* sessionMerge = sessionCmd->add_subcommand("merge", "Merge sessions into one (idempotent; same template, arch and config make one variant)");
+    sessionMerge->add_option("out", sess->file, "Session file written (created when absent)")->required();
+    sessionMerge->add_option("in", sess->inputs, "Sessions merged into it")->required();
+    action(sessionMerge, cli::sessionMerge);
 }
 
 }  // namespace kx::cli

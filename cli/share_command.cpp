@@ -1,10 +1,13 @@
 // kx share and kx open: a variant as a share string and back (templates/share_string.hpp).
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "templates/share_string.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/output_file.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -101,6 +104,26 @@ int openShareString(Context& ctx, const OpenArgs& args) {
     compileArgs.outputFile = args.outputFile;
     compileArgs.json = args.json;
     return compile(ctx, compileArgs);
+}
+
+// [SECTION] Command line
+
+void addShareCommands(CLI::App& app, CommandTable& table) {
+    auto shareArgs = std::make_shared<ShareArgs>();
+    CLI::App* shareCmd = app.add_subcommand("share", "Print a variant's share string (a user template's files go with it); kx open reads it");
+    addVariantOptions(shareCmd, shareArgs->variant);
+    addFlagOption(shareCmd, shareArgs->variant);
+    addSizeOption(shareCmd, shareArgs->sizes);
+    table.add(shareCmd, [shareArgs](Context& ctx) { return share(ctx, *shareArgs); });
+
+    auto openArgs = std::make_shared<OpenArgs>();
+    CLI::App* openCmd = app.add_subcommand("open", "Open a share string: write the user template it carries, print the variant and the commands that reproduce it");
+    openCmd->add_option("string", openArgs->text, "The share string (kx1:...)")->required();
+    openCmd->add_option("--emit", openArgs->emit, "Also generate or compile it: source, ptx, cubin, sass, map or resources")
+        ->check(CLI::IsMember({"source", "ptx", "cubin", "sass", "map", "resources"}));
+    openCmd->add_option("-o,--output", openArgs->outputFile, "Output file of --emit (default stdout)");
+    openCmd->add_flag("--json", openArgs->json, "JSON output");
+    table.add(openCmd, [openArgs](Context& ctx) { return openShareString(ctx, *openArgs); });
 }
 
 }  // namespace kx::cli

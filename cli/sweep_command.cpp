@@ -1,6 +1,7 @@
 // kx sweep: a space of a template's configs compiled in parallel, pruned, run on every GPU
 // given, with progress on stderr, Ctrl-C keeping what finished, and every config's outcome in
 // the session; --emit-slurm writes the same sweep as a Slurm job array instead.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "run/calibration.hpp"
@@ -16,6 +17,8 @@
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/output_file.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -501,6 +504,46 @@ int sweep(const Context& ctx, const SweepArgs& args) {
         return 130;
     }
     return 0;
+}
+
+// [SECTION] Command line
+
+void addSweepCommand(CLI::App& app, CommandTable& table) {
+    auto sw = std::make_shared<SweepArgs>();
+    CLI::App* sweepCmd = app.add_subcommand("sweep", "Compile (and run on every GPU given) a space of a template's configs; every outcome is kept");
+    addVariantOptions(sweepCmd, sw->variant);
+    sweepCmd->add_option("--vary", sw->varies, "Parameter to vary: P (all allowed values), P=v1,v2 or P=lo..hi (repeatable)");
+    sweepCmd->add_option("--preselected", sw->preselected, "A named set of templates/<id>/preselected.xml");
+    sweepCmd->add_option("--configs", sw->configsFile, "File of configs, one KEY=VALUE,... line each");
+    sweepCmd->add_option("--sample", sw->sample, "Draw this many configs of the space at random");
+    sweepCmd->add_option("--seed", sw->seed, "Seed of --sample");
+    sweepCmd->add_flag("--valid-only", sw->validOnly, "Leave out configs that break constraints (counted on stderr), then draw --sample");
+    addSizeOption(sweepCmd, sw->sizes);
+    sweepCmd->add_option("--session", sw->session, "Record every config's outcome in this session file; created when absent");
+    sweepCmd->add_option("--name", sw->name, "The sweep's name in the session");
+    sweepCmd->add_option("--sweep-id", sw->sweepId, "The sweep's id (shards of one sweep share it and merge into one)");
+    auto* sweepCsv = sweepCmd->add_option("--csv", sw->csv, "Write one CSV row per config to FILE ('-': stdout)");
+    sweepCmd->add_flag("--json", sw->json, "Every config's result as JSON on stdout")->excludes(sweepCsv);
+    sweepCmd->add_option("-j,--jobs", sw->jobs, "Compile threads (default: one per hardware thread)")->check(CLI::Range(1, 1024));
+    sweepCmd->add_option("--devices", sw->devices, "GPUs to run on: 0,1 or all (default 0)");
+    sweepCmd->add_flag("--compile-only", sw->compileOnly, "Compile and predict only (what runs without a GPU)");
+    sweepCmd->add_option("--reps", sw->reps, "Timed repetitions per config")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--warmup", sw->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
+    sweepCmd->add_option("--timeout", sw->timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
+    sweepCmd->add_flag("--no-baseline", sw->noBaseline, "Skip the baselines (cuBLAS, CUB, copy)");
+    auto* allowSpills = sweepCmd->add_flag("--allow-spills", sw->allowSpills, "Run configs that spill registers (default: pruned)");
+    sweepCmd->add_option("--max-spill-bytes", sw->maxSpillBytes, "Prune configs spilling more bytes (default 0)")->excludes(allowSpills);
+    sweepCmd->add_option("--max-regs", sw->maxRegs, "Prune configs using more registers per thread")->check(CLI::Range(1, 255));
+    sweepCmd->add_option("--roofline-device", sw->rooflineDevice, "Device of the predicted roofline (default: the arch's; see assets/devices)");
+    sweepCmd->add_option("--autotune", sw->autotune, "Re-time the K fastest in rounds with more repetitions; keep the winner as a preset")
+        ->check(CLI::Range(1, 1000));
+    sweepCmd->add_option("--autotune-rounds", sw->autotuneRounds, "Rounds per autotune candidate")->check(CLI::Range(1, 100));
+    sweepCmd->add_option("--autotune-reps", sw->autotuneReps, "Repetitions per autotune round")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--save-preset", sw->presetName, "Name of the autotune winner's preset in the session");
+    sweepCmd->add_option("--emit-slurm", sw->emitSlurm, "Write a Slurm job array (script and shard lists) to DIR instead of sweeping");
+    sweepCmd->add_option("--shards", sw->shards, "Array tasks of --emit-slurm")->check(CLI::Range(1, 100000));
+    sweepCmd->add_option("--slurm-time", sw->slurmTime, "Time limit of each array task (#SBATCH --time)");
+    table.add(sweepCmd, [sw](Context& ctx) { return sweep(ctx, *sw); });
 }
 
 }  // namespace kx::cli

@@ -1,9 +1,12 @@
 // kx tiles: the tile layout of a config (analysis/tile_layout.hpp) as text or JSON.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "analysis/tile_layout.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -233,6 +236,22 @@ int tiles(const Context& ctx, const TilesArgs& args) {
     else printBlocks(scene);
     fmt::print("  (SM and wave model: blocks dispatched in order, round-robin over the SMs, all equally long)\n");
     return 0;
+}
+
+// [SECTION] Command line
+
+void addTilesCommand(CLI::App& app, CommandTable& table) {
+    auto args = std::make_shared<TilesArgs>();
+    CLI::App* tilesCmd = app.add_subcommand("tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory");
+    addVariantOptions(tilesCmd, args->variant);
+    addFlagOption(tilesCmd, args->variant);
+    addSizeOption(tilesCmd, args->sizes);
+    tilesCmd->add_option("--device", args->device, "Device of the SM count (assets/devices id; default: the arch's)");
+    tilesCmd->add_option("--regs", args->regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
+        ->check(CLI::Range(0, 255));
+    tilesCmd->add_flag("--no-compile", args->noCompile, "Use the manifest's register estimate instead of compiling");
+    tilesCmd->add_flag("--json", args->json, "The whole scene as JSON");
+    table.add(tilesCmd, [args](Context& ctx) { return tiles(ctx, *args); });
 }
 
 }  // namespace kx::cli

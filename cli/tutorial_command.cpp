@@ -1,10 +1,13 @@
 // kx tutorial list | show NAME | check NAME --session FILE.
+#include "command_options.hpp"
 #include "commands.hpp"
 
 #include "store/session_store.hpp"
 #include "tutorial/session_check.hpp"
 #include "tutorial/tutorial.hpp"
 #include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 
@@ -116,6 +119,33 @@ int tutorialCheck(const Context& ctx, const TutorialArgs& args) {
     }
     fmt::print("{} of {} checkpoints pass\n", passed, total);
     return passed == total ? 0 : 1;
+}
+
+// [SECTION] Command line
+
+void addTutorialCommand(CLI::App& app, CommandTable& table) {
+    auto tut = std::make_shared<TutorialArgs>();
+    CLI::App* tutorialCmd = app.add_subcommand("tutorial", "Guided tutorials: list them, read one, check a session against its checkpoints");
+    tutorialCmd->require_subcommand(1);
+    CLI::App* tutorialList = tutorialCmd->add_subcommand("list", "List the tutorials in learning order");
+    tutorialList->add_option("--session", tut->session, "Show the progress kept in this session file");
+    table.add(tutorialList, [tut](Context& ctx) {
+        tut->dataRoot = ctx.dataRoot;
+        return cli::tutorialList(*tut);
+    });
+    CLI::App* tutorialShow = tutorialCmd->add_subcommand("show", "Print a tutorial: its steps, actions, checkpoints and recorded runs");
+    tutorialShow->add_option("name", tut->name, "Tutorial id (see 'kx tutorial list')")->required();
+    table.add(tutorialShow, [tut](Context& ctx) {
+        tut->dataRoot = ctx.dataRoot;
+        return cli::tutorialShow(ctx, *tut);
+    });
+    CLI::App* tutorialCheck = tutorialCmd->add_subcommand("check", "Judge a session's variants and runs against a tutorial's checkpoints (exit 0 when all pass)");
+    tutorialCheck->add_option("name", tut->name, "Tutorial id (see 'kx tutorial list')")->required();
+    tutorialCheck->add_option("--session", tut->session, "Session file (.kxs)")->required();
+    table.add(tutorialCheck, [tut](Context& ctx) {
+        tut->dataRoot = ctx.dataRoot;
+        return cli::tutorialCheck(ctx, *tut);
+    });
 }
 
 }  // namespace kx::cli
