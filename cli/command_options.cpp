@@ -29,4 +29,22 @@ void addSizeOption(CLI::App* cmd, std::vector<std::string>& sizes) {
     cmd->add_option("--size", sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
 }
 
+void TemplateDirsOption::addTo(CLI::App& app) { addToTree(app, true); }
+
+void TemplateDirsOption::addToTree(CLI::App& app, bool global) {
+    // Each (sub)command keeps its own list, so that dirs() can give them in command-line order.
+    std::vector<std::string>& given = m_given.emplace_back();
+    app.add_option("--templates", given,
+                   global ? "More templates: a template's folder, or a folder of them (repeatable). The user's own "
+                            "($XDG_DATA_HOME/kernel-explorer/templates) are always loaded"
+                          : "More templates: a template's folder, or a folder of them (repeatable; as kx --templates DIR before the command)");
+    for (CLI::App* sub : app.get_subcommands({})) addToTree(*sub, false);
+}
+
+std::vector<std::string> TemplateDirsOption::dirs() const {
+    std::vector<std::string> all;
+    for (const std::vector<std::string>& given : m_given) all.insert(all.end(), given.begin(), given.end());
+    return all;
+}
+
 }  // namespace kx::cli

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
@@ -40,6 +41,21 @@ void addVariantOptions(CLI::App* command, VariantArgs& variant);
 void addFlagOption(CLI::App* command, VariantArgs& variant);
 // --size KEY=VALUE (problem sizes).
 void addSizeOption(CLI::App* command, std::vector<std::string>& sizes);
+
+// --templates DIR: a global option that every command and subcommand also takes after its name,
+// with the same meaning (repeatable anywhere).
+class TemplateDirsOption {
+public:
+    // Adds --templates to the app and to each of its subcommands, at every depth: call once, after
+    // every command is added.
+    void addTo(CLI::App& app);
+    // The folders given, in command-line order (before the command first, then after it).
+    std::vector<std::string> dirs() const;
+
+private:
+    void addToTree(CLI::App& app, bool global);
+    std::deque<std::vector<std::string>> m_given;  // one per (sub)command, the app's first
+};
 
 // [SECTION] The commands, in the order `kx --help` lists them
 

@@ -66,12 +66,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     std::string dataDir;
     app.add_option("--data-dir", dataDir, "Folder holding templates/ and assets/ (default: found next to kx)");
-    std::vector<std::string> templateDirs;
-    app.add_option("--templates", templateDirs,
-                   "More templates: a template's folder, or a folder of them (repeatable). The user's own "
-                   "($XDG_DATA_HOME/kernel-explorer/templates) are always loaded");
     cli::CommandTable table;
     addCommands(app, table);
+    cli::TemplateDirsOption templateDirs;
+    templateDirs.addTo(app);
 
     if (!knownCommand(app, argc, argv)) return 2;
     try {
@@ -86,7 +84,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        cli::Context ctx = loadContext(dataDir, templateDirs);
+        cli::Context ctx = loadContext(dataDir, templateDirs.dirs());
         if (const cli::CommandAction* action = table.chosen()) return (*action)(ctx);
     } catch (const engine::InputError& e) {
         std::cerr << "kx: " << e.what() << "\n";

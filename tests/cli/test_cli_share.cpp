@@ -77,6 +77,45 @@ TEST_CASE("kx --templates DIR loads a template folder, or a folder of them, besi
     CHECK_THAT(runKx("templates", m.env).out, Catch::Contains("mine"));
 }
 
+TEST_CASE("kx: --templates DIR also goes after the command, repeatable, with the same meaning", "[cli][user]") {
+    const Machine m("templates_after");
+    const fs::path extra = scratchDir() / "templates_after", more = scratchDir() / "templates_more";
+    fs::remove_all(extra);
+    fs::remove_all(more);
+    writeUserTemplate(extra, "heavy");
+    writeUserTemplate(more, "other");
+
+    const Outcome compiled = runKx("compile heavy --arch sm_90 --templates " + extra.string() + " --emit resources", m.env);
+    INFO(compiled.err);
+    REQUIRE(compiled.exitCode == 0);
+    CHECK_THAT(compiled.out, Catch::Contains("heavy_b256 for sm_90"));
+    // Before and after the command, and twice after it: every folder is loaded.
+    const Outcome both = runKx("--templates " + extra.string() + " templates --templates " + more.string(), m.env);
+    REQUIRE(both.exitCode == 0);
+    CHECK_THAT(both.out, Catch::Contains("heavy") && Catch::Contains("other"));
+    const Outcome twice = runKx("templates --templates " + extra.string() + " --json --templates " + more.string(), m.env);
+    REQUIRE(twice.exitCode == 0);
+    CHECK_THAT(twice.out, Catch::Contains("\"heavy\"") && Catch::Contains("\"other\""));
+    const Outcome generated = runKx("generate heavy --set BLOCK=128 --templates " + extra.string() + " --arch sm_90", m.env);
+    CHECK_THAT(generated.out, Catch::Contains("void heavy_b128("));
+
+    // Every command and subcommand takes it: a folder that is not there is the same one line.
+    const std::string bad = " --templates /no/such/folder";
+    for (const std::string command :
+         {"templates", "arches", "generate heavy --arch sm_90", "compile heavy --arch sm_90 --emit ptx", "mix heavy --arch sm_90",
+          "occupancy --arch sm_90 --regs 32 --block 128", "run heavy --arch sm_90", "session new s.kxs", "session list s.kxs",
+          "session show s.kxs", "session note s.kxs v t", "session export s.kxs", "session merge a.kxs b.kxs", "sweep heavy --arch sm_90",
+          "calibrate", "tutorial list", "tutorial show vector_add", "tutorial check vector_add --session s.kxs", "tiles heavy --arch sm_90",
+          "roofline heavy --arch sm_90", "share heavy --arch sm_90", "open kx1:x"}) {
+        INFO(command);
+        const Outcome o = runKx(command + bad, m.env);
+        CHECK(o.exitCode == 2);
+        CHECK(o.err == "kx: --templates /no/such/folder: no such folder\n");
+    }
+    // Between a subcommand group and its subcommand too.
+    CHECK(runKx("session" + bad + " list s.kxs", m.env).err == "kx: --templates /no/such/folder: no such folder\n");
+}
+
 TEST_CASE("kx --flag sets compiler flags: the name, the resources, and refusals", "[cli][flags]") {
     const Machine m("flags");
     writeUserTemplate(m.userTemplates(), "heavy");
