@@ -182,6 +182,21 @@ public:
     bool allowsSleep() const { return m_idleStart.has_value(); }
 
 private:
+    // One command; true while it must wait. Each step function below takes the commands of one
+    // area and returns the same (those that never wait return nothing).
+    bool stepCommand(const ScriptCommand& c, ExplorerApp& app);
+    // template, arch, set, expect, tab, view, load-variant, file-dialog.
+    void stepEditor(const ScriptCommand& c, ExplorerApp& app);
+    bool stepExportRoofline(const ScriptCommand& c, ExplorerApp& app);
+    // wait-compile, frames, screenshot.
+    bool stepFrames(const ScriptCommand& c, ExplorerApp& app);
+    bool stepKeep(const ScriptCommand& c, ExplorerApp& app);
+    // session, demo, save-as, rename, notes, wait-session.
+    bool stepSession(const ScriptCommand& c, ExplorerApp& app);
+    // run, fault, wait-run.
+    bool stepRun(const ScriptCommand& c, ExplorerApp& app);
+    // compare-select, compare-tab, export-compare.
+    void stepCompare(const ScriptCommand& c, ExplorerApp& app);
     [[noreturn]] void fail(const ScriptCommand& c, const std::string& reason) const;
     // True while the command must wait for `done` (checked each frame) up to `cap`; fails the
     // command when the session reports an error meanwhile.
@@ -195,6 +210,8 @@ private:
     bool stepTiles(const ScriptCommand& c, ExplorerApp& app);
     // A workspace or measurement command (script_workspace.cpp); true while it must wait.
     bool stepWorkspace(const ScriptCommand& c, ExplorerApp& app);
+    // idle-cpu: settle, then measure the process's CPU time while the app sleeps on events.
+    bool stepIdleCpu(const ScriptCommand& c, ExplorerApp& app);
     // A `code ...` command (script_code.cpp); true while it must wait.
     bool stepCode(const ScriptCommand& c, ExplorerApp& app);
     // A `kernel`, `flag` or `share` command (script_user.cpp); true while it must wait.

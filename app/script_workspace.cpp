@@ -79,6 +79,43 @@ const std::map<std::string, float WorkspaceSettings::*> kSplitters = {
     {"centre-top", &WorkspaceSettings::centreTop},    {"kernel", &WorkspaceSettings::kernelHeight},
     {"variants", &WorkspaceSettings::variantsHeight}, {"run-top", &WorkspaceSettings::runTop}};
 
+// Prints each theme's lowest text contrast, and every pair below kMinTextContrast; true when
+// there is none.
+bool themeContrastPasses() {
+    bool allPass = true;
+    for (const auto& [name, t] : {std::pair{"dark", Theme::darkProfessional()}, std::pair{"light", Theme::light()}}) {
+        const Palette& p = t.palette();
+        struct Pair {
+            const char* what;
+            ImU32 fg;
+        };
+        std::vector<Pair> texts = {{"text", p.text}, {"dim", p.textDim}, {"faint", p.textFaint},
+                                   {"ok", p.ok},     {"warn", p.warn},   {"error", p.error}};
+        double worst = 100;
+        std::string worstWhat;
+        for (const auto& [bgName, bg] : {std::pair{"panel", p.panelBg}, std::pair{"code", p.codeBg}}) {
+            for (const Pair& x : texts) {
+                const double r = contrastRatio(x.fg, bg);
+                if (r < worst) worst = r, worstWhat = fmt::format("{} on {}", x.what, bgName);
+                if (r < kMinTextContrast) {
+                    allPass = false;
+                    std::cerr << fmt::format("kernel-explorer: theme-check: {}: {} on {} is {:.2f}:1\n", name, x.what, bgName, r);
+                }
+            }
+        }
+        for (int k = 0; k < static_cast<int>(SyntaxClass::Count); ++k) {
+            const double r = contrastRatio(p.syntax[k], p.codeBg);
+            if (r < worst) worst = r, worstWhat = fmt::format("syntax class {} on code", k);
+            if (r < kMinTextContrast) {
+                allPass = false;
+                std::cerr << fmt::format("kernel-explorer: theme-check: {}: syntax class {} on code is {:.2f}:1\n", name, k, r);
+            }
+        }
+        std::cerr << fmt::format("kernel-explorer: theme-check: {}: lowest text contrast {:.2f}:1 ({})\n", name, worst, worstWhat);
+    }
+    return allPass;
+}
+
 }  // namespace
 
 bool isWorkspaceCommand(const std::string& w) {
@@ -226,59 +263,35 @@ bool ScriptRunner::stepWorkspace(const ScriptCommand& c, ExplorerApp& app) {
             std::cerr << fmt::format("kernel-explorer: layout: {} {:.0f} {:.0f} {:.0f} {:.0f}\n", v->title(), p.x, p.y, s.x, s.y);
         }
     } else if (cmd == "theme-check") {
-        bool allPass = true;
-        for (const auto& [name, t] : {std::pair{"dark", Theme::darkProfessional()}, std::pair{"light", Theme::light()}}) {
-            const Palette& p = t.palette();
-            struct Pair {
-                const char* what;
-                ImU32 fg;
-            };
-            std::vector<Pair> texts = {{"text", p.text}, {"dim", p.textDim}, {"faint", p.textFaint},
-                                       {"ok", p.ok},     {"warn", p.warn},   {"error", p.error}};
-            double worst = 100;
-            std::string worstWhat;
-            for (const auto& [bgName, bg] : {std::pair{"panel", p.panelBg}, std::pair{"code", p.codeBg}}) {
-                for (const Pair& x : texts) {
-                    const double r = contrastRatio(x.fg, bg);
-                    if (r < worst) worst = r, worstWhat = fmt::format("{} on {}", x.what, bgName);
-                    if (r < kMinTextContrast) {
-                        allPass = false;
-                        std::cerr << fmt::format("kernel-explorer: theme-check: {}: {} on {} is {:.2f}:1\n", name, x.what, bgName, r);
-                    }
-                }
-            }
-            for (int k = 0; k < static_cast<int>(SyntaxClass::Count); ++k) {
-                const double r = contrastRatio(p.syntax[k], p.codeBg);
-                if (r < worst) worst = r, worstWhat = fmt::format("syntax class {} on code", k);
-                if (r < kMinTextContrast) {
-                    allPass = false;
-                    std::cerr << fmt::format("kernel-explorer: theme-check: {}: syntax class {} on code is {:.2f}:1\n", name, k, r);
-                }
-            }
-            std::cerr << fmt::format("kernel-explorer: theme-check: {}: lowest text contrast {:.2f}:1 ({})\n", name, worst, worstWhat);
-        }
-        if (!allPass) fail(c, fmt::format("text below {:.1f}:1 contrast (listed above)", kMinTextContrast));
+        if (!themeContrastPasses()) fail(c, fmt::format("text below {:.1f}:1 contrast (listed above)", kMinTextContrast));
     } else if (cmd == "quit") {
         app.requestQuit();
     } else if (cmd == "idle-cpu") {
-        const double seconds = std::stod(arg(0));
-        if (!m_idleStart) {
-            // First let everything settle: the compile, the GPU probe, the frames after input.
-            if (waitFor(c, app.activity().empty() && !app.pollSoon(), kCompileWaitCap, "settling before the idle measurement")) return true;
-            m_idleStart = std::chrono::steady_clock::now();
-            m_idleCpuStart = processCpuSeconds();
-            m_idleFramesStart = frames.total();
-            return true;
-        }
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_idleStart).count();
-        if (elapsed < seconds) return true;
-        const double share = (processCpuSeconds() - m_idleCpuStart) / elapsed * 100.0;
-        const std::size_t drawn = frames.total() - m_idleFramesStart;
-        m_idleStart.reset();
-        std::cerr << fmt::format("kernel-explorer: idle-cpu: {:.2f}% of a core over {:.1f} s, {} frames\n", share, elapsed, drawn);
-        if (c.values.size() > 1 && share > std::stod(arg(1)))
-            fail(c, fmt::format("idle CPU {:.2f}% of a core is above {}%", share, arg(1)));
+        return stepIdleCpu(c, app);
     }
+    return false;
+}
+
+bool ScriptRunner::stepIdleCpu(const ScriptCommand& c, ExplorerApp& app) {
+    auto arg = [&](std::size_t i) { return c.values[i].first; };
+    const FrameTimes& frames = app.frameTimes();
+    const double seconds = std::stod(arg(0));
+    if (!m_idleStart) {
+        // First let everything settle: the compile, the GPU probe, the frames after input.
+        if (waitFor(c, app.activity().empty() && !app.pollSoon(), kCompileWaitCap, "settling before the idle measurement")) return true;
+        m_idleStart = std::chrono::steady_clock::now();
+        m_idleCpuStart = processCpuSeconds();
+        m_idleFramesStart = frames.total();
+        return true;
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_idleStart).count();
+    if (elapsed < seconds) return true;
+    const double share = (processCpuSeconds() - m_idleCpuStart) / elapsed * 100.0;
+    const std::size_t drawn = frames.total() - m_idleFramesStart;
+    m_idleStart.reset();
+    std::cerr << fmt::format("kernel-explorer: idle-cpu: {:.2f}% of a core over {:.1f} s, {} frames\n", share, elapsed, drawn);
+    if (c.values.size() > 1 && share > std::stod(arg(1)))
+        fail(c, fmt::format("idle CPU {:.2f}% of a core is above {}%", share, arg(1)));
     return false;
 }
 
