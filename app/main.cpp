@@ -98,9 +98,7 @@ constexpr double kPollWakeSeconds = 0.1;
 // While something moves, at most this many frames a second (Xvfb and some drivers ignore vsync).
 constexpr double kMaxFps = 60.0;
 
-}  // namespace
-
-namespace {
+// [SECTION] Crash report
 
 // A crash leaves its call stack on stderr (addresses resolve with addr2line against the
 // unstripped binary), then the signal's default action ends the process as before.
@@ -121,15 +119,14 @@ void installCrashReport() {
     for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE}) std::signal(signal, reportFatalSignal);
 }
 
-}  // namespace
+// [SECTION] Start-up
 
-int main(int argc, char** argv) {
-    installCrashReport();
+// The command line into opt; an exit code when the program should stop here (--help: 0, a
+// mistake: 2), else nullopt.
+std::optional<int> parseOptions(int argc, char** argv, Options& opt) {
     CLI::App cli{"kernel-explorer - explore GPU kernel templates: configs, validity, source, PTX, resources"};
-    Options opt;
     cli.add_option("--screenshot", opt.screenshot, "Render, save a PNG of the window to FILE and exit");
-    cli.add_option("--frames", opt.frames, "Frames to render before the --screenshot (default 60)")
-        ->check(CLI::NonNegativeNumber);
+    cli.add_option("--frames", opt.frames, "Frames to render before the --screenshot (default 60)")->check(CLI::NonNegativeNumber);
     cli.add_option("--script", opt.script, "Run the commands in FILE (see app/script.hpp) before the screenshot");
     cli.add_option("--width", opt.width, "Window width (default 1600)")->check(CLI::PositiveNumber);
     cli.add_option("--height", opt.height, "Window height (default 1000)")->check(CLI::PositiveNumber);
@@ -148,6 +145,203 @@ int main(int argc, char** argv) {
         std::cerr << "kernel-explorer: " << e.what() << "\n";
         return 2;
     }
+    return std::nullopt;
+}
+
+// The OpenGL 3 window with its context current, events counted and the monitor's content scale
+// followed; nullptr (GLFW terminated) after saying why not.
+GLFWwindow* openWindow(const Options& opt, bool headless) {
+    glfwSetErrorCallback(glfwErrorCallback);
+    if (!glfwInit()) {
+        std::cerr << "kernel-explorer: cannot initialise GLFW (no display? try xvfb-run)\n";
+        return nullptr;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Kernel Explorer", nullptr, nullptr);
+    if (window == nullptr) {
+        std::cerr << "kernel-explorer: cannot create an OpenGL 3 window\n";
+        glfwTerminate();
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(headless ? 0 : 1);  // scripted runs go as fast as the renderer allows
+    countEvents(window);
+    // The monitor's content scale (HiDPI): sizes and fonts follow it, times the user's zoom.
+    float sx = 1.0f, sy = 1.0f;
+    glfwGetWindowContentScale(window, &sx, &sy);
+    g_contentScale = std::clamp(std::max(sx, sy), 0.5f, 4.0f);
+    glfwSetWindowContentScaleCallback(window, [](GLFWwindow*, float x, float y) {
+        g_contentScale = std::clamp(std::max(x, y), 0.5f, 4.0f);
+        ++g_events;
+    });
+    return window;
+}
+
+// The theme as the workspace asks for it (kind, zoom) at the monitor's content scale.
+struct Appearance {
+    app::Theme theme;
+    float appliedScale = 0;
+
+    void apply(const app::WorkspaceSettings& w) {
+        theme = app::Theme::ofKind(w.theme);
+        appliedScale = w.zoom * g_contentScale;
+        theme.setScale(appliedScale);
+        theme.applyStyle();
+        theme.loadFonts(KX_APP_FONT_DIR);
+    }
+    bool scaleChanged(const app::WorkspaceSettings& w) const { return appliedScale != w.zoom * g_contentScale; }
+};
+
+// The workspace files: the shipped layout, overlaid by the user's file (not for scripted runs,
+// whose pictures must not depend on how the user arranged their panels).
+struct WorkspaceFiles {
+    std::filesystem::path file;  // where the workspace is kept; empty: nowhere
+    app::WorkspaceSettings defaults;
+    app::WorkspaceSettings settings;
+};
+
+WorkspaceFiles loadWorkspace(const Options& opt, const std::filesystem::path& root, bool scripted) {
+    const std::filesystem::path defaultsFile = root / "assets" / "layout" / "default.json";
+    WorkspaceFiles w;
+    w.file = !opt.workspace.empty() ? std::filesystem::path(opt.workspace) : scripted ? std::filesystem::path() : app::userWorkspaceFile();
+    std::string warning;
+    w.defaults = app::WorkspaceSettings::loadOrDefault(defaultsFile, {}, warning);
+    w.settings = app::WorkspaceSettings::loadOrDefault(defaultsFile, w.file, warning);
+    if (!warning.empty()) std::cerr << "kernel-explorer: warning: " << warning << "\n";
+    return w;
+}
+
+// [SECTION] The frame loop
+
+class FrameLoop {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    FrameLoop(GLFWwindow* window, const Options& opt, app::ScriptRunner* runner, app::ExplorerModel& model, app::ExplorerApp& explorer,
+              Appearance& appearance)
+        : m_window(window), m_opt(opt), m_headless(!opt.screenshot.empty()), m_runner(runner), m_model(model), m_explorer(explorer),
+          m_appearance(appearance) {}
+
+    // Until the window closes, the app quits, the script fails or --screenshot's picture is
+    // written; the exit code.
+    int run() {
+        m_start = Clock::now();
+        while (!glfwWindowShouldClose(m_window) && !m_explorer.quitRequested()) {
+            // Idle costs nothing: while nothing moves the loop sleeps until an event (or a slow
+            // timer, to pick up results that arrive without one); scripts and screenshots
+            // never sleep, a script's idle measurement excepted.
+            const bool scripted = m_headless || (m_runner && !m_runner->done() && !m_runner->allowsSleep());
+            waitForWork(scripted);
+            const auto frameStart = Clock::now();
+            if (!update()) return 2;
+            draw(frameStart);
+            if (const std::optional<int> exitCode = takeScreenshots()) return *exitCode;
+            glfwSwapBuffers(m_window);
+            m_explorer.frameTimes().add(std::chrono::duration<double>(Clock::now() - frameStart).count());
+            // Scripted runs render without vsync; while a kernel is timed on the GPU, do not
+            // compete with it for the GPU at hundreds of frames a second.
+            if (m_headless && m_model.runs().running()) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            // A user's window: no faster than the display needs, vsync or not.
+            if (!m_headless && !scripted) std::this_thread::sleep_until(frameStart + std::chrono::duration<double>(1.0 / kMaxFps));
+        }
+        return 0;
+    }
+
+private:
+    void waitForWork(bool scripted) {
+        const bool moving = scripted || m_framesLeft > 0 || !m_explorer.activity().empty();
+        if (moving) glfwPollEvents();
+        else glfwWaitEventsTimeout(m_explorer.pollSoon() ? kPollWakeSeconds : kIdleWakeSeconds);
+        if (g_events != m_eventsSeen) {
+            m_eventsSeen = g_events;
+            m_framesLeft = kFramesAfterEvent;
+        } else if (m_framesLeft > 0) {
+            --m_framesLeft;
+        }
+    }
+
+    // The appearance, the app and the script's next commands; false when the script failed.
+    bool update() {
+        // Theme, zoom or the monitor's scale changed: new style and font atlas between frames.
+        if (m_explorer.takeAppearanceChange() || m_appearance.scaleChanged(m_explorer.workspace())) {
+            m_appearance.apply(m_explorer.workspace());
+            ImGui_ImplOpenGL3_DestroyFontsTexture();
+            ImGui_ImplOpenGL3_CreateFontsTexture();
+            m_framesLeft = kFramesAfterEvent;
+        }
+        m_explorer.update();
+        if (!m_runner) return true;
+        try {
+            m_runner->step(m_explorer);
+        } catch (const app::ScriptError& e) {
+            std::cerr << e.what() << "\n";
+            return false;
+        }
+        return true;
+    }
+
+    void draw(Clock::time_point frameStart) {
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGuiIO& io = ImGui::GetIO();
+        // Scripted shots have no user: keep Xvfb's centred pointer from hovering a line.
+        if (m_headless) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        if (m_runner) m_runner->injectInput(m_explorer, io);
+        ImGui::NewFrame();
+        m_explorer.draw();
+        ImGui::Render();
+        m_explorer.buildTimes().add(std::chrono::duration<double>(Clock::now() - frameStart).count());
+
+        int fbW = 0;
+        int fbH = 0;
+        glfwGetFramebufferSize(m_window, &fbW, &fbH);
+        glViewport(0, 0, fbW, fbH);
+        const ImVec4 clear = app::Theme::toVec4(m_appearance.theme.palette().windowBg);
+        glClearColor(clear.x, clear.y, clear.z, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        ++m_frame;
+    }
+
+    // The script's screenshot of this frame, and --screenshot's final one; an exit code when the
+    // loop ends here.
+    std::optional<int> takeScreenshots() {
+        if (m_runner) {
+            if (auto shot = m_runner->takeScreenshot())
+                if (!saveFramebuffer(m_window, *shot)) return 1;
+        }
+        if (!m_headless || (m_runner && !m_runner->done())) return std::nullopt;
+        // The final shot waits for the compile so it shows PTX and resources, not a spinner.
+        const bool waited = Clock::now() - m_start > app::kCompileWaitCap;
+        const bool ready = m_frame >= m_opt.frames && (m_model.compileIdle() || waited);
+        m_settled = ready ? m_settled + 1 : 0;
+        if (m_settled <= app::kSettleFrames) return std::nullopt;
+        if (!m_model.compileIdle()) std::cerr << "kernel-explorer: warning: compile still running\n";
+        return saveFramebuffer(m_window, m_opt.screenshot) ? 0 : 1;
+    }
+
+    GLFWwindow* m_window;
+    const Options& m_opt;
+    const bool m_headless;
+    app::ScriptRunner* m_runner;
+    app::ExplorerModel& m_model;
+    app::ExplorerApp& m_explorer;
+    Appearance& m_appearance;
+    Clock::time_point m_start;
+    int m_frame = 0;
+    int m_settled = 0;                    // frames rendered since the final screenshot's conditions held
+    int m_framesLeft = kFramesAfterEvent;  // frames to draw before sleeping again
+    unsigned long long m_eventsSeen = g_events;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    installCrashReport();
+    Options opt;
+    if (const std::optional<int> exitCode = parseOptions(argc, argv, opt)) return *exitCode;
 
     // Parse the script before opening a window: a typo should not cost a GL context.
     std::optional<app::ScriptRunner> runner;
@@ -160,35 +354,9 @@ int main(int argc, char** argv) {
         }
     }
     const bool headless = !opt.screenshot.empty();
-
-    glfwSetErrorCallback(glfwErrorCallback);
-    if (!glfwInit()) {
-        std::cerr << "kernel-explorer: cannot initialise GLFW (no display? try xvfb-run)\n";
-        return 1;
-    }
-    const char* glslVersion = "#version 130";
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Kernel Explorer", nullptr, nullptr);
-    if (window == nullptr) {
-        std::cerr << "kernel-explorer: cannot create an OpenGL 3 window\n";
-        glfwTerminate();
-        return 1;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(headless ? 0 : 1);  // scripted runs go as fast as the renderer allows
-    countEvents(window);
-    {
-        // The monitor's content scale (HiDPI): sizes and fonts follow it, times the user's zoom.
-        float sx = 1.0f, sy = 1.0f;
-        glfwGetWindowContentScale(window, &sx, &sy);
-        g_contentScale = std::clamp(std::max(sx, sy), 0.5f, 4.0f);
-        glfwSetWindowContentScaleCallback(window, [](GLFWwindow*, float x, float y) {
-            g_contentScale = std::clamp(std::max(x, y), 0.5f, 4.0f);
-            ++g_events;
-        });
-    }
+    const bool scripted = headless || runner;
+    GLFWwindow* window = openWindow(opt, headless);
+    if (window == nullptr) return 1;
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -197,126 +365,24 @@ int main(int argc, char** argv) {
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
 
     const std::filesystem::path root = opt.dataDir.empty() ? engine::dataRoot() : std::filesystem::path(opt.dataDir);
-    // The workspace: the shipped layout, overlaid by the user's file (not for scripted runs,
-    // whose pictures must not depend on how the user arranged their panels).
-    const std::filesystem::path defaultsFile = root / "assets" / "layout" / "default.json";
-    const std::filesystem::path workspaceFile =
-        !opt.workspace.empty() ? std::filesystem::path(opt.workspace) : (headless || runner) ? std::filesystem::path() : app::userWorkspaceFile();
-    std::string workspaceWarning;
-    const app::WorkspaceSettings defaults = app::WorkspaceSettings::loadOrDefault(defaultsFile, {}, workspaceWarning);
-    app::WorkspaceSettings workspace = app::WorkspaceSettings::loadOrDefault(defaultsFile, workspaceFile, workspaceWarning);
-    if (!workspaceWarning.empty()) std::cerr << "kernel-explorer: warning: " << workspaceWarning << "\n";
-
-    app::Theme theme;
-    float appliedScale = 0;
-    auto applyAppearance = [&](const app::WorkspaceSettings& w) {
-        theme = app::Theme::ofKind(w.theme);
-        appliedScale = w.zoom * g_contentScale;
-        theme.setScale(appliedScale);
-        theme.applyStyle();
-        theme.loadFonts(KX_APP_FONT_DIR);
-    };
-    applyAppearance(workspace);
+    WorkspaceFiles workspace = loadWorkspace(opt, root, scripted);
+    Appearance appearance;
+    appearance.apply(workspace.settings);
 
     ImGui_ImplGlfw_InitForOpenGL(window, true);
-    ImGui_ImplOpenGL3_Init(glslVersion);
+    ImGui_ImplOpenGL3_Init("#version 130");
 
     int exitCode = 0;
     {
         app::ExplorerModel model(root, engine::cacheRoot() / "nvrtc", engine::userTemplatesRoot());
         for (const auto& w : model.loadWarnings()) std::cerr << "kernel-explorer: warning: " << w << "\n";
-        app::ExplorerApp explorer(model, theme, workspace, defaults, workspaceFile);
-        if (headless || runner) model.setPrefetch(false);
+        app::ExplorerApp explorer(model, appearance.theme, workspace.settings, workspace.defaults, workspace.file);
+        if (scripted) model.setPrefetch(false);
         if (!opt.session.empty()) model.session().openOrCreate(opt.session);
-        else if (headless || runner) model.session().openTemporary();  // scripted runs leave no files behind
+        else if (scripted) model.session().openTemporary();  // scripted runs leave no files behind
         else model.session().openDefault();
 
-        using Clock = std::chrono::steady_clock;
-        const auto start = Clock::now();
-        int frame = 0;
-        int settled = 0;  // frames rendered since the final screenshot's conditions held
-        int framesLeft = kFramesAfterEvent;  // frames to draw before sleeping again
-        unsigned long long eventsSeen = g_events;
-        while (!glfwWindowShouldClose(window) && !explorer.quitRequested()) {
-            // Idle costs nothing: while nothing moves the loop sleeps until an event (or a slow
-            // timer, to pick up results that arrive without one); scripts and screenshots
-            // never sleep, a script's idle measurement excepted.
-            const bool scripted = headless || (runner && !runner->done() && !runner->allowsSleep());
-            const bool moving = scripted || framesLeft > 0 || !explorer.activity().empty();
-            if (moving) glfwPollEvents();
-            else glfwWaitEventsTimeout(explorer.pollSoon() ? kPollWakeSeconds : kIdleWakeSeconds);
-            const auto frameStart = Clock::now();
-            if (g_events != eventsSeen) {
-                eventsSeen = g_events;
-                framesLeft = kFramesAfterEvent;
-            } else if (framesLeft > 0) {
-                --framesLeft;
-            }
-            // Theme, zoom or the monitor's scale changed: new style and font atlas between frames.
-            if (explorer.takeAppearanceChange() || appliedScale != explorer.workspace().zoom * g_contentScale) {
-                applyAppearance(explorer.workspace());
-                ImGui_ImplOpenGL3_DestroyFontsTexture();
-                ImGui_ImplOpenGL3_CreateFontsTexture();
-                framesLeft = kFramesAfterEvent;
-            }
-            explorer.update();
-            if (runner) {
-                try {
-                    runner->step(explorer);
-                } catch (const app::ScriptError& e) {
-                    std::cerr << e.what() << "\n";
-                    exitCode = 2;
-                    break;
-                }
-            }
-
-            ImGui_ImplOpenGL3_NewFrame();
-            ImGui_ImplGlfw_NewFrame();
-            // Scripted shots have no user: keep Xvfb's centred pointer from hovering a line.
-            if (headless) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-            if (runner) runner->injectInput(explorer, io);
-            ImGui::NewFrame();
-            explorer.draw();
-            ImGui::Render();
-            explorer.buildTimes().add(std::chrono::duration<double>(Clock::now() - frameStart).count());
-
-            int fbW = 0;
-            int fbH = 0;
-            glfwGetFramebufferSize(window, &fbW, &fbH);
-            glViewport(0, 0, fbW, fbH);
-            const ImVec4 clear = app::Theme::toVec4(theme.palette().windowBg);
-            glClearColor(clear.x, clear.y, clear.z, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-            ++frame;
-
-            if (runner) {
-                if (auto shot = runner->takeScreenshot()) {
-                    if (!saveFramebuffer(window, *shot)) {
-                        exitCode = 1;
-                        break;
-                    }
-                }
-            }
-            if (headless && (!runner || runner->done())) {
-                // The final shot waits for the compile so it shows PTX and resources, not a spinner.
-                const bool waited = std::chrono::steady_clock::now() - start > app::kCompileWaitCap;
-                const bool ready = frame >= opt.frames && (model.compileIdle() || waited);
-                settled = ready ? settled + 1 : 0;
-                if (settled > app::kSettleFrames) {
-                    if (!model.compileIdle()) std::cerr << "kernel-explorer: warning: compile still running\n";
-                    if (!saveFramebuffer(window, opt.screenshot)) exitCode = 1;
-                    break;
-                }
-            }
-            glfwSwapBuffers(window);
-            explorer.frameTimes().add(std::chrono::duration<double>(Clock::now() - frameStart).count());
-            // Scripted runs render without vsync; while a kernel is timed on the GPU, do not
-            // compete with it for the GPU at hundreds of frames a second.
-            if (headless && model.runs().running()) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-            // A user's window: no faster than the display needs, vsync or not.
-            if (!headless && !scripted) std::this_thread::sleep_until(frameStart + std::chrono::duration<double>(1.0 / kMaxFps));
-        }
+        exitCode = FrameLoop(window, opt, runner ? &*runner : nullptr, model, explorer, appearance).run();
         explorer.saveWorkspace();
         // Where the user was, for the next start; the session writes it before it closes.
         model.saveEditorStateNow();
