@@ -123,6 +123,7 @@ struct RunArgs {
     bool json = false;
     std::string session;          // record the run in this session file (created when absent)
     bool pcSampling = false;      // sample program counters (CUPTI) in extra runs after the timed ones
+    bool counters = false;        // count DRAM, L2 and L1 bytes with the hardware counters (CUPTI)
     int pcRuns = 10;
     int pcPeriod = 0;             // log2 cycles between samples; 0: CUPTI's default
     int pcTop = 12;               // instructions listed

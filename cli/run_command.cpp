@@ -1,6 +1,8 @@
 #include "command_options.hpp"
 #include "commands.hpp"
 
+#include "analysis/roofline_scene.hpp"
+
 #include "analysis/pc_attribution.hpp"
 #include "compile/variant_build.hpp"
 #include "run/calibration.hpp"
@@ -164,6 +166,7 @@ int run(const Context& ctx, const RunArgs& args) {
     options.seed = args.seed;
     options.baseline = !args.noBaseline;
     options.deviceMemoryBytes = device.value("memory_bytes", 0LL);
+    options.memoryCounters = args.counters;
     if (args.pcSampling) {
         options.pcSamplingRuns = args.pcRuns;
         options.pcSamplingPeriod = args.pcPeriod;
@@ -185,6 +188,10 @@ int run(const Context& ctx, const RunArgs& args) {
             for (const auto& [name, value] : quantities) text += fmt::format("{}{} {:.0f}", text.empty() ? "" : "   ", name, value);
             fmt::print("  problem       {}\n", text);
         }
+        if (const std::string traffic = memoryTrafficText(report); !traffic.empty()) fmt::print("  traffic       {}\n", traffic);
+        if (const auto points = measuredRooflinePoints(report, ""); points.size() == 2 && report.bytes > 0)
+            fmt::print("  intensity     {:.3g} FLOP/B at DRAM, {:.3g} at L2, counted ({:.3g} from the template's bytes)\n", points[0].ai,
+                       points[1].ai, report.flops / report.bytes);
         if (report.pcSampling) printPcSampling(*report.pcSampling, compiled, args.pcTop);
     }
     return report.correctness.verdict() == Verdict::Fail ? 1 : 0;
@@ -242,6 +249,8 @@ void addRunCommand(CLI::App& app, CommandTable& table) {
     runCmd->add_flag("--no-baseline", args->noBaseline, "Skip cuBLAS / copy baseline");
     runCmd->add_flag("--json", args->json, "JSON report");
     runCmd->add_flag("--pc-sampling", args->pcSampling, "Sample program counters with CUPTI in extra runs after the timed ones: the hottest instructions and their stall reasons");
+    runCmd->add_flag("--counters", args->counters,
+                     "Count one run's DRAM, L2 and L1 bytes with the GPU's hardware counters (CUPTI), each pass from a cold L2");
     runCmd->add_option("--pc-runs", args->pcRuns, "Runs sampled with --pc-sampling")->check(CLI::Range(1, 100000));
     runCmd->add_option("--pc-period", args->pcPeriod, "Sampling interval 2^N cycles, N in 5..31 (default: CUPTI's)")->check(CLI::Range(5, 31));
     runCmd->add_option("--pc-top", args->pcTop, "Instructions listed with --pc-sampling")->check(CLI::Range(1, 100000));
