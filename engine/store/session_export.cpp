@@ -103,7 +103,8 @@ nlohmann::json SessionStore::exportJson() const {
         sj["spec"] = nlohmann::json::parse(s.specJson, nullptr, false);
         sj["points"] = nlohmann::json::array();
         for (const StoredSweepPoint& p : sweepPoints(s.id)) {
-            nlohmann::json pj = {{"name", p.name}, {"config", p.config.values}, {"status", p.status}, {"reason", p.reason}};
+            nlohmann::json pj = {{"name", p.name},     {"config", p.config.values}, {"flags", p.config.flags.canonical()},
+                                 {"status", p.status}, {"reason", p.reason}};
             pj["variant_id"] = p.variantId ? nlohmann::json(*p.variantId) : nlohmann::json(nullptr);
             pj["run_id"] = p.runId ? nlohmann::json(*p.runId) : nlohmann::json(nullptr);
             pj["result"] = nlohmann::json::parse(p.resultJson, nullptr, false);
@@ -114,7 +115,7 @@ nlohmann::json SessionStore::exportJson() const {
     j["presets"] = nlohmann::json::array();
     for (const StoredPreset& p : presets())
         j["presets"].push_back({{"name", p.name}, {"template", p.config.templateId}, {"arch", p.arch}, {"config", p.config.values},
-                                {"notes", p.notes}, {"created_at", p.createdAt}});
+                                {"flags", p.config.flags.canonical()}, {"notes", p.notes}, {"created_at", p.createdAt}});
     j["tutorial_progress"] = nlohmann::json::array();
     for (const TutorialProgress& t : allTutorialProgress())
         j["tutorial_progress"].push_back({{"tutorial", t.tutorialId}, {"step", t.step}, {"state", t.state}, {"updated_at", t.updatedAt}});

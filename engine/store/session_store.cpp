@@ -32,6 +32,19 @@ Config configFrom(const std::string& templateId, const std::string& json, const 
     return c;
 }
 
+Config configFrom(const std::string& templateId, const std::string& json, const std::string& canonical, const std::string& where) {
+    Config c = configFrom(templateId, json, where);
+    const std::string parameters = c.canonical();
+    if (canonical.size() > parameters.size() && canonical.compare(0, parameters.size(), parameters) == 0 && canonical[parameters.size()] == '|') {
+        try {
+            c.flags = parseCompileFlags(canonical.substr(parameters.size() + 1));
+        } catch (const InputError& e) {
+            throw InputError(where + ": a config has compiler flags this version does not know: " + e.what());
+        }
+    }
+    return c;
+}
+
 void bindNamedConfig(SQLite::Statement& st, const std::string& name, const std::string& arch, const Config& config, const std::string& notes) {
     st.bind(1, name);
     st.bind(2, config.templateId);

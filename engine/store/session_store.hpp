@@ -26,8 +26,10 @@
 //                               created_at: named configs (an autotune's winner)
 // Schema version 3 adds:
 //   variants.flags              the variant's compiler flags (CompileFlags::canonical(), "" for the
-//                               defaults); variants.config (Config::canonical()) includes them. Sweep
-//                               points and presets keep parameters only (their flags are the defaults)
+//                               defaults); variants.config (Config::canonical()) includes them, and so
+//                               does sweep_points.config and presets.config, which is where a sweep
+//                               point's or preset's flags are read from (their config_json holds
+//                               parameters only)
 //
 // [SECTION] Guarantees
 // - Every public call that changes the file is one transaction (or part of the caller's

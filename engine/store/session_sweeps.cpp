@@ -23,7 +23,7 @@ namespace {
 
 const char* const kSweepColumns = "id, uid, name, template_id, arch, spec_json, state, created_at, updated_at";
 const char* const kPointColumns =
-    "id, sweep_id, config_json, name, status, reason, variant_id, run_id, median_ms, result_json, created_at";
+    "id, sweep_id, config_json, name, status, reason, variant_id, run_id, median_ms, result_json, created_at, config";
 
 StoredSweep sweepFromRow(SQLite::Statement& st) {
     StoredSweep s;
@@ -163,7 +163,7 @@ std::vector<StoredSweepPoint> SessionStore::sweepPoints(std::int64_t sweepId) co
         StoredSweepPoint p;
         p.id = st.getColumn(0).getInt64();
         p.sweepId = st.getColumn(1).getInt64();
-        p.config = configFrom(templateId, st.getColumn(2).getString(), m_path.string());
+        p.config = configFrom(templateId, st.getColumn(2).getString(), st.getColumn(11).getString(), m_path.string());
         p.name = st.getColumn(3).getString();
         p.status = st.getColumn(4).getString();
         p.reason = st.getColumn(5).getString();
@@ -200,14 +200,14 @@ std::int64_t SessionStore::setPreset(const std::string& name, const std::string&
 }
 
 std::vector<StoredPreset> SessionStore::presets() const {
-    SQLite::Statement st(*m_db, "SELECT id, name, template_id, arch, config_json, notes, created_at FROM presets ORDER BY name");
+    SQLite::Statement st(*m_db, "SELECT id, name, template_id, arch, config_json, notes, created_at, config FROM presets ORDER BY name");
     std::vector<StoredPreset> list;
     while (st.executeStep()) {
         StoredPreset p;
         p.id = st.getColumn(0).getInt64();
         p.name = st.getColumn(1).getString();
         p.arch = st.getColumn(3).getString();
-        p.config = configFrom(st.getColumn(2).getString(), st.getColumn(4).getString(), m_path.string());
+        p.config = configFrom(st.getColumn(2).getString(), st.getColumn(4).getString(), st.getColumn(7).getString(), m_path.string());
         p.notes = st.getColumn(5).getString();
         p.createdAt = st.getColumn(6).getString();
         list.push_back(std::move(p));

@@ -16,6 +16,10 @@ std::string nowText();
 
 // A variant's config from its stored JSON; InputError naming `where` when the JSON is damaged.
 Config configFrom(const std::string& templateId, const std::string& json, const std::string& where);
+// A sweep point's or preset's config: the parameters from its stored JSON, the compiler flags from
+// its stored Config::canonical() text (they follow a '|'); InputError naming `where` when either
+// is damaged.
+Config configFrom(const std::string& templateId, const std::string& json, const std::string& canonical, const std::string& where);
 
 // Binds parameters 1 to 6 of an insert into variants or presets, whose first columns are
 // (name, template_id, arch, config, config_json, notes).
