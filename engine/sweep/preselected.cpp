@@ -39,6 +39,11 @@ std::string xmlEscaped(const std::string& text) {
     return out;
 }
 
+// flags="..." names compiler flags, unless the template has a parameter of that name.
+bool isFlagsAttribute(const Template& tmpl, const char* name) {
+    return std::strcmp(name, "flags") == 0 && !tmpl.manifest().findParam(name);
+}
+
 }  // namespace
 
 bool PreselectedSet::coversArch(const std::string& arch) const {
@@ -86,6 +91,11 @@ std::vector<PreselectedSet> loadPreselected(const Template& tmpl, const fs::path
             config.line = c->GetLineNum();
             for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next()) {
                 try {
+                    if (isFlagsAttribute(tmpl, a->Name())) {
+                        withFlags(CompileFlags{}, a->Value());  // names an unknown flag or a value out of range
+                        config.flags = a->Value();
+                        continue;
+                    }
                     // withValues names an unknown parameter or a value that is not allowed.
                     config.values[a->Name()] = tmpl.withValues(tmpl.defaultConfig(), {{a->Name(), a->Value()}}).values.at(a->Name());
                 } catch (const InputError& error) {
@@ -119,6 +129,7 @@ std::vector<Config> preselectedConfigs(const PreselectedSet& set, const Config& 
     for (const PreselectedConfig& p : set.configs) {
         Config c = base;
         for (const auto& [k, v] : p.values) c.values[k] = v;
+        c.flags = withFlags(c.flags, p.flags);
         configs.push_back(std::move(c));
     }
     return configs;
@@ -131,6 +142,7 @@ std::string preselectedConfigXml(const Template& tmpl, const Config& config) {
         const std::string& v = config.at(p.name);
         if (v != defaults.at(p.name)) line += " " + p.name + "=\"" + xmlEscaped(v) + "\"";
     }
+    if (!config.flags.isDefault()) line += " flags=\"" + xmlEscaped(config.flags.canonical()) + "\"";
     return line + "/>";
 }
 

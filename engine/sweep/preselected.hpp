@@ -4,10 +4,12 @@
 //   <preselected template="gemm_mma">
 //     <set name="tensor_core_tiles" arches="sm_80,sm_90" help="...">
 //       <config BM="128" BN="256" WM="64" WN="64" STAGES="3"/>
+//       <config BM="128" BN="128" flags="maxrregcount=128,fast_math"/>
 //     </set>
 //   </preselected>
 //
-// A <config> gives some parameters; the others come from the sweep's base config.
+// A <config> gives some parameters, and may name compiler flags (flags="...", as --flag takes
+// them); the others come from the sweep's base config.
 #pragma once
 
 #include "templates/template.hpp"
@@ -21,6 +23,7 @@ namespace kx::engine {
 
 struct PreselectedConfig {
     std::map<std::string, std::string> values;  // canonical text, checked against the manifest
+    std::string flags;                          // "maxrregcount=64,fast_math" (checked); "" for none
     int line = 0;
 };
 
@@ -39,7 +42,8 @@ struct PreselectedSet {
 
 // The sets of <template folder>/preselected.xml; none when the file is absent. Throws
 // InputError "file:line: reason" on malformed XML, a set without a name or configs, a name used
-// twice for the same arch, an unknown parameter or a value the manifest does not allow.
+// twice for the same arch, an unknown parameter, a value the manifest does not allow, or a
+// compiler flag that is unknown or out of range.
 std::vector<PreselectedSet> loadPreselected(const Template& tmpl);
 // The same for a file given by path (tests; the template only checks the values).
 std::vector<PreselectedSet> loadPreselected(const Template& tmpl, const std::filesystem::path& file);
@@ -49,11 +53,13 @@ std::vector<PreselectedSet> loadPreselected(const Template& tmpl, const std::fil
 const PreselectedSet& findPreselected(const std::vector<PreselectedSet>& sets, const Template& tmpl, const std::string& name,
                                       const std::string& arch);
 
-// The set's configs laid over `base` (a full config of tmpl).
+// The set's configs laid over `base` (a full config of tmpl): a config's parameters replace the
+// base's, and the flags it names replace those of the base's flags.
 std::vector<Config> preselectedConfigs(const PreselectedSet& set, const Config& base);
 
 // A <config .../> line for the set file: the parameters where `config` differs from the
-// template's defaults (an autotune winner to paste into preselected.xml).
+// template's defaults, and its compiler flags unless they are the defaults (an autotune winner
+// to paste into preselected.xml).
 std::string preselectedConfigXml(const Template& tmpl, const Config& config);
 
 }  // namespace kx::engine

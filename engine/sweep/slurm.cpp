@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@ std::string trimmed(const std::string& text) {
 std::string configLine(const Config& config) {
     std::string line;
     for (const auto& [k, v] : config.values) line += (line.empty() ? "" : ",") + k + "=" + v;
+    if (!config.flags.isDefault()) line += "|" + config.flags.canonical();
     return line;
 }
 
@@ -36,8 +38,9 @@ std::vector<Config> readConfigList(const Template& tmpl, const Config& base, con
     for (int line = 1; std::getline(in, raw); ++line) {
         const std::string text = trimmed(raw);
         if (text.empty() || text[0] == '#') continue;
+        const auto bar = text.find('|');
         std::map<std::string, std::string> values;
-        std::stringstream items(text);
+        std::stringstream items(text.substr(0, bar));
         std::string item;
         while (std::getline(items, item, ',')) {
             item = trimmed(item);
@@ -47,7 +50,13 @@ std::vector<Config> readConfigList(const Template& tmpl, const Config& base, con
             values[item.substr(0, eq)] = item.substr(eq + 1);
         }
         try {
-            configs.push_back(tmpl.withValues(base, values));
+            Config config = tmpl.withValues(base, values);
+            if (bar != std::string::npos) {
+                std::string flags = text.substr(bar + 1);
+                flags.erase(std::remove_if(flags.begin(), flags.end(), [](char c) { return c == ' ' || c == '\t'; }), flags.end());
+                config.flags = withFlags(config.flags, flags);
+            }
+            configs.push_back(std::move(config));
         } catch (const InputError& e) {
             throw InputError(fmt::format("{}:{}: {}", file.string(), line, e.what()));
         }

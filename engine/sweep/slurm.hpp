@@ -3,7 +3,9 @@
 // then merged with `kx session merge`.
 //
 // Shard list format (also what `kx sweep --configs FILE` reads): one config per line as
-// KEY=VALUE pairs separated by commas; blank lines and lines starting with '#' are ignored.
+// KEY=VALUE pairs separated by commas, then optionally '|' and compiler flags as --flag takes
+// them ("BM=128,BN=64|maxrregcount=64,fast_math=true"); blank lines and lines starting with '#'
+// are ignored.
 #pragma once
 
 #include "templates/template.hpp"
@@ -14,12 +16,13 @@
 
 namespace kx::engine {
 
-// "BK=32,BM=128,..." : a config's values in the shard list format.
+// "BK=32,BM=128,..." : a config's values in the shard list format, with "|" and its flags
+// (CompileFlags::canonical()) unless they are the defaults.
 std::string configLine(const Config& config);
 
-// The configs of a shard list, each laid over `base` (so a list may give only some parameters).
-// Throws InputError "file:line: reason" on a malformed line, an unknown parameter or a value the
-// template does not allow.
+// The configs of a shard list, each laid over `base` (so a list may give only some parameters,
+// and the flags it names replace those of the base's flags). Throws InputError "file:line:
+// reason" on a malformed line, an unknown parameter or flag, or a value that is not allowed.
 std::vector<Config> readConfigList(const Template& tmpl, const Config& base, const std::filesystem::path& file);
 
 struct SlurmJob {

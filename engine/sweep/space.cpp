@@ -46,6 +46,27 @@ std::vector<std::string> allowedInRange(const ParamSpec& p, long long lo, long l
     return values;
 }
 
+// A compiler flag as a parameter of the space: a bool, or an int with its allowed values.
+ParamSpec flagAsParam(const std::string& key) {
+    ParamSpec p;
+    p.name = key;
+    const std::vector<std::string> values = allowedFlagValues(key);
+    if (values == std::vector<std::string>{"false", "true"}) {
+        p.type = ParamType::Bool;
+        return p;
+    }
+    for (const std::string& v : values) p.allowed.push_back(*parseInteger(v));
+    return p;
+}
+
+std::string unknownVary(const Template& tmpl, const std::string& name) {
+    std::string known;
+    for (const ParamSpec& q : tmpl.manifest().params) known += (known.empty() ? "" : ", ") + q.name;
+    std::string flags;
+    for (const CompileFlagKey& k : compileFlagKeys()) flags += (flags.empty() ? "" : ", ") + std::string(k.key);
+    return "--vary '" + name + "': not a parameter of " + tmpl.id() + " (parameters: " + known + "; compiler flags: " + flags + ")";
+}
+
 }  // namespace
 
 std::vector<std::string> allowedValues(const ParamSpec& p) {
@@ -70,10 +91,14 @@ SweepAxis parseVary(const Template& tmpl, const std::string& text) {
     SweepAxis axis;
     axis.param = text.substr(0, eq);
     const ParamSpec* p = tmpl.manifest().findParam(axis.param);
+    ParamSpec flag;
     if (!p) {
-        std::string known;
-        for (const ParamSpec& q : tmpl.manifest().params) known += (known.empty() ? "" : ", ") + q.name;
-        throw InputError("--vary '" + axis.param + "': not a parameter of " + tmpl.id() + " (parameters: " + known + ")");
+        // A parameter of that name comes first; otherwise a compiler flag.
+        axis.param = compileFlagKey(axis.param);
+        if (axis.param.empty()) throw InputError(unknownVary(tmpl, text.substr(0, eq)));
+        axis.flag = true;
+        flag = flagAsParam(axis.param);
+        p = &flag;
     }
     std::vector<std::string> values;
     if (eq == std::string::npos) {
@@ -89,6 +114,9 @@ SweepAxis parseVary(const Template& tmpl, const std::string& text) {
                 const auto lo = parseInteger(item.substr(0, dots)), hi = parseInteger(item.substr(dots + 2));
                 if (!lo || !hi) throw InputError("--vary " + axis.param + ": '" + item + "' is not a range of integers such as 2..4");
                 for (std::string& v : allowedInRange(*p, *lo, *hi, item)) values.push_back(std::move(v));
+            } else if (axis.flag) {
+                // withFlag checks the value and gives its canonical text ("on" -> "true").
+                values.push_back(withFlag(CompileFlags{}, axis.param, item).value(axis.param));
             } else {
                 // withValues checks the value and gives its canonical text ("1" -> "true").
                 values.push_back(tmpl.withValues(tmpl.defaultConfig(), {{axis.param, item}}).values.at(axis.param));
@@ -114,7 +142,10 @@ Config SweepSpace::at(std::uint64_t index) const {
         index /= axes[i].values.size();
     }
     Config c = bases.at(static_cast<std::size_t>(index));
-    for (std::size_t i = 0; i < axes.size(); ++i) c.values[axes[i].param] = axes[i].values[digits[i]];
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i].flag) c.flags = withFlag(c.flags, axes[i].param, axes[i].values[digits[i]]);
+        else c.values[axes[i].param] = axes[i].values[digits[i]];
+    }
     return c;
 }
 
@@ -126,7 +157,8 @@ SweepSpace makeSpace(const Template& tmpl, std::vector<Config> bases, const std:
     for (const std::string& text : varies) {
         SweepAxis axis = parseVary(tmpl, text);
         for (const SweepAxis& earlier : space.axes)
-            if (earlier.param == axis.param) throw InputError("--vary " + axis.param + " is given twice: list all its values in one --vary");
+            if (earlier.param == axis.param && earlier.flag == axis.flag)
+                throw InputError("--vary " + axis.param + " is given twice: list all its values in one --vary");
         space.axes.push_back(std::move(axis));
     }
     return space;

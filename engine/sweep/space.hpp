@@ -1,6 +1,6 @@
-// A sweep's space: the configs of a template to explore. Some parameters vary over listed
-// values, a range or everything they allow; the others stay at the base config (defaults and
-// --set values). A space may start from several base configs (a preselected set), each crossed
+// A sweep's space: the configs of a template to explore. Some parameters (and compiler flags,
+// templates/compile_flags.hpp) vary over listed values, a range or everything they allow; the
+// others stay at the base config (defaults, --set values and --flag flags). A space may start from several base configs (a preselected set), each crossed
 // with the varied parameters. Large spaces are sampled with a seed, so a sample is repeatable.
 #pragma once
 
@@ -19,13 +19,16 @@ inline constexpr long long kMaxRangeValues = 4096;
 std::vector<std::string> allowedValues(const ParamSpec& param);
 
 struct SweepAxis {
-    std::string param;
+    std::string param;                // a parameter, or with flag the compiler flag's key
     std::vector<std::string> values;  // canonical text, in the order given, without repeats
+    bool flag = false;                // a compiler flag (Config::flags), not a parameter
 };
 
 // Parses one --vary: "BM" (every allowed value), "BM=64,128" (those values), "STAGES=2..4"
-// (the allowed integers from 2 to 4), or a mix ("BK=16,64..128"). Throws InputError naming
-// the parameter or value, and what is allowed, when something is not.
+// (the allowed integers from 2 to 4), or a mix ("BK=16,64..128"). A name that is no parameter
+// of the template but a compiler flag varies the flag: "maxrregcount=0,64,128" (0: no cap),
+// "fast_math" (false, true), "ptxas_opt=1..3". Throws InputError naming the parameter or value,
+// and what is allowed, when something is not.
 SweepAxis parseVary(const Template& tmpl, const std::string& text);
 
 struct SweepSpace {
@@ -40,7 +43,7 @@ struct SweepSpace {
 };
 
 // A space over `bases` (each a full config of tmpl) and the parsed --vary texts. Throws
-// InputError on a malformed --vary, a parameter varied twice, or no base.
+// InputError on a malformed --vary, a parameter or flag varied twice, or no base.
 SweepSpace makeSpace(const Template& tmpl, std::vector<Config> bases, const std::vector<std::string>& varies);
 
 // The configs to sweep, without repeats, in space order: all of them when sample is 0 or not

@@ -24,11 +24,25 @@ std::string csvField(const std::string& text) {
 
 std::string num(double v, const char* format = "{:.6g}") { return fmt::format(fmt::runtime(format), v); }
 
+// The compiler flags that some point sets to other than the default, in compileFlagKeys() order.
+std::vector<std::string> setFlags(const std::vector<SweepPoint>& points) {
+    const CompileFlags defaults;
+    std::vector<std::string> keys;
+    for (const CompileFlagKey& k : compileFlagKeys())
+        for (const SweepPoint& p : points)
+            if (p.config.flags.value(k.key) != defaults.value(k.key)) {
+                keys.push_back(k.key);
+                break;
+            }
+    return keys;
+}
+
 }  // namespace
 
 nlohmann::json sweepPointJson(const SweepPoint& p) {
     nlohmann::json j = {{"name", p.name},
                         {"config", p.config.values},
+                        {"flags", p.config.flags.canonical()},
                         {"status", pointStatusName(p.status)},
                         {"reason", p.reason},
                         {"violations", p.violations},
@@ -77,6 +91,7 @@ SweepPoint sweepPointFromJson(const nlohmann::json& j, const std::string& templa
         p.name = j.at("name").get<std::string>();
         p.config.templateId = templateId;
         p.config.values = j.at("config").get<std::map<std::string, std::string>>();
+        p.config.flags = parseCompileFlags(j.value("flags", ""));
         p.status = parsePointStatus(j.at("status").get<std::string>());
         p.reason = j.value("reason", "");
         p.violations = j.value("violations", std::vector<std::string>{});
@@ -140,6 +155,8 @@ SweepPoint sweepPointFromJson(const nlohmann::json& j, const std::string& templa
 std::string sweepCsv(const Template& tmpl, const std::vector<SweepPoint>& points) {
     std::vector<std::string> header;
     for (const ParamSpec& param : tmpl.manifest().params) header.push_back(param.name);
+    const std::vector<std::string> flagColumns = setFlags(points);
+    header.insert(header.end(), flagColumns.begin(), flagColumns.end());
     for (const char* column : {"name", "status", "reason", "registers", "spill_bytes", "static_smem", "dynamic_smem", "threads", "occupancy",
                                "blocks_per_sm", "limiter", "predicted_ai", "predicted_roof_tflops", "compile_ms", "device", "median_ms",
                                "tflops", "gbps", "pct_of_ceiling", "pct_of_baseline", "pct_of_roof", "verdict"})
@@ -153,6 +170,7 @@ std::string sweepCsv(const Template& tmpl, const std::vector<SweepPoint>& points
             const auto it = p.config.values.find(param.name);
             row.push_back(it == p.config.values.end() ? "" : it->second);
         }
+        for (const std::string& key : flagColumns) row.push_back(p.config.flags.value(key));
         row.push_back(p.name);
         row.push_back(pointStatusName(p.status));
         row.push_back(p.reason);

@@ -13,7 +13,8 @@
 
 namespace kx::engine {
 
-// {"name", "config": {...}, "status", "reason", "violations": [...], "compile_ms", "from_cache",
+// {"name", "config": {...}, "flags" (CompileFlags::canonical(): "" for the defaults), "status",
+//  "reason", "violations": [...], "compile_ms", "from_cache",
 //  "resources": {"registers", "spill_store_bytes", "spill_load_bytes", "static_smem_bytes",
 //                "dynamic_smem_bytes", "stack_frame_bytes", "threads_per_block", "barriers"} | null,
 //  "predicted": {"occupancy", "blocks_per_sm", "limiter", "ai", "roofline_tflops",
@@ -29,7 +30,9 @@ nlohmann::json sweepPointJson(const SweepPoint& point);
 SweepPoint sweepPointFromJson(const nlohmann::json& json, const std::string& templateId);
 
 // One row per point, header first: the template's parameters (one column each, manifest
-// order), then name,status,reason,registers,spill_bytes,static_smem,dynamic_smem,threads,
+// order), one column per compiler flag that some point sets to other than its default (each
+// point's value of it, compileFlagKeys() order; none when every point has the default flags),
+// then name,status,reason,registers,spill_bytes,static_smem,dynamic_smem,threads,
 // occupancy,blocks_per_sm,limiter,predicted_ai,predicted_roof_tflops,compile_ms,device,
 // median_ms,tflops,gbps,pct_of_ceiling,pct_of_baseline,pct_of_roof,verdict. Empty fields for
 // what a point does not have. RFC 4180 quoting.

@@ -33,6 +33,10 @@ int parseInt(const std::string& key, const std::string& value, int lo, int hi, c
     return v;
 }
 
+std::string unknownFlag(const std::string& key) {
+    return fmt::format("'{}' is not a compiler flag (flags: maxrregcount, fast_math, ptxas_opt, extra_vectorization)", key);
+}
+
 }  // namespace
 
 const std::vector<CompileFlagKey>& compileFlagKeys() {
@@ -86,6 +90,36 @@ std::vector<std::pair<std::string, std::string>> CompileFlags::values() const {
             {"extra_vectorization", extraVectorization ? "true" : "false"}};
 }
 
+std::string CompileFlags::value(const std::string& rawKey) const {
+    const std::string key = compileFlagKey(rawKey);
+    for (auto& [k, v] : values())
+        if (k == key) return v;
+    throw InputError(unknownFlag(rawKey));
+}
+
+std::string compileFlagKey(const std::string& rawKey) {
+    std::string key = rawKey;
+    std::replace(key.begin(), key.end(), '-', '_');
+    for (const CompileFlagKey& k : compileFlagKeys())
+        if (key == k.key) return key;
+    return {};
+}
+
+std::vector<std::string> allowedFlagValues(const std::string& rawKey) {
+    const std::string key = compileFlagKey(rawKey);
+    if (key == "fast_math" || key == "extra_vectorization") return {"false", "true"};
+    std::vector<std::string> values;
+    if (key == "ptxas_opt") {
+        for (int v = 0; v <= 3; ++v) values.push_back(std::to_string(v));
+    } else if (key == "maxrregcount") {
+        values.push_back("0");
+        for (int v = kMinRegisterCap; v <= kMaxRegisterCap; ++v) values.push_back(std::to_string(v));
+    } else {
+        throw InputError(unknownFlag(rawKey));
+    }
+    return values;
+}
+
 CompileFlags withFlag(CompileFlags flags, const std::string& rawKey, const std::string& value) {
     std::string key = rawKey;
     std::replace(key.begin(), key.end(), '-', '_');
@@ -101,7 +135,7 @@ CompileFlags withFlag(CompileFlags flags, const std::string& rawKey, const std::
     } else if (key == "extra_vectorization") {
         flags.extraVectorization = parseBool(key, value);
     } else {
-        throw InputError(fmt::format("'{}' is not a compiler flag (flags: maxrregcount, fast_math, ptxas_opt, extra_vectorization)", rawKey));
+        throw InputError(unknownFlag(rawKey));
     }
     return flags;
 }

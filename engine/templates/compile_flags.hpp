@@ -31,6 +31,9 @@ struct CompileFlags {
     std::vector<std::string> nvrtcOptions() const;
     // Every flag as (key, value text), defaults included, in compileFlagKeys() order.
     std::vector<std::pair<std::string, std::string>> values() const;
+    // One flag's value text as values() gives it ("64", "true"); throws InputError for a key that
+    // is not a flag.
+    std::string value(const std::string& key) const;
 
     bool operator==(const CompileFlags&) const = default;
 };
@@ -43,6 +46,14 @@ struct CompileFlagKey {
 
 // The four keys: maxrregcount, fast_math, ptxas_opt, extra_vectorization.
 const std::vector<CompileFlagKey>& compileFlagKeys();
+
+// The key of a compiler flag as compileFlagKeys() spells it, '-' read as '_' ("fast-math" ->
+// "fast_math"); "" when `key` names no flag.
+std::string compileFlagKey(const std::string& key);
+
+// Every value a flag allows, as CompileFlags::values() writes it: maxrregcount 0 and 16..255,
+// ptxas_opt 0..3, the booleans false and true. Throws InputError for a key that is not a flag.
+std::vector<std::string> allowedFlagValues(const std::string& key);
 
 // flags with `key` set to `value` ("64", "true", "off"; '-' in a key reads as '_'). Throws
 // InputError naming the key and what it allows: maxrregcount 0 (no cap) or 16..255, ptxas_opt

@@ -1,6 +1,6 @@
 // Sweep spaces: --vary forms and their errors, indexing, seeded sampling, preselected sets and
 // config lists (with file:line errors).
-#include "../test_support.hpp"
+#include "sweep_test_support.hpp"
 
 #include "sweep/preselected.hpp"
 #include "sweep/slurm.hpp"
@@ -18,15 +18,12 @@
 
 namespace fs = std::filesystem;
 using namespace kx::engine;
+using kx::test::errorOf;
+using kx::test::gemmMma;
 
 namespace {
 
-const TemplateLibrary& library() {
-    static const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
-    return lib;
-}
-
-const Template& gemmMma() { return *library().find("gemm_mma"); }
+const TemplateLibrary& library() { return kx::test::shippedTemplates(); }
 
 fs::path scratchFile(const std::string& name, const std::string& text) {
     const fs::path dir = fs::temp_directory_path() / ("kx-sweep-test-" + std::to_string(::getpid()));
@@ -34,15 +31,6 @@ fs::path scratchFile(const std::string& name, const std::string& text) {
     const fs::path p = dir / name;
     std::ofstream(p, std::ios::trunc) << text;
     return p;
-}
-
-std::string errorOf(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
 }
 
 }  // namespace
