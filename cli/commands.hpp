@@ -161,8 +161,8 @@ int sessionMerge(const SessionArgs& args);
 // are results, not errors), 130 when Ctrl-C stopped it (what finished is kept), 1 when the
 // session could not be written, 2 on bad input.
 struct SweepArgs {
-    VariantArgs variant;                 // --set: the base config; arch "native": the first GPU's
-    std::vector<std::string> varies;     // "BM=64,128", "BM", "STAGES=2..4"
+    VariantArgs variant;                 // --set, --flag: the base config; arch "native": the first GPU's
+    std::vector<std::string> varies;     // "BM=64,128", "BM", "STAGES=2..4", "maxrregcount=0,64"
     std::string preselected;             // a set of templates/<id>/preselected.xml
     std::string configsFile;             // a config list (engine/sweep/slurm.hpp's format)
     unsigned long long sample = 0;       // draw this many configs of the space (0: all)

@@ -102,10 +102,14 @@ nlohmann::json gpuList(RunnerClient& runner, std::string* why) {
 nlohmann::json specJson(const SweepArgs& args, const SweepSpace& space, const Template& tmpl, const Arch& arch, const SizeMap& sizes,
                         std::size_t configs) {
     nlohmann::json axes = nlohmann::json::array();
-    for (const SweepAxis& a : space.axes) axes.push_back({{"param", a.param}, {"values", a.values}});
+    for (const SweepAxis& a : space.axes) {
+        axes.push_back({{"param", a.param}, {"values", a.values}});
+        if (a.flag) axes.back()["flag"] = true;
+    }
     nlohmann::json spec = {{"template", tmpl.id()},
                            {"arch", arch.name},
                            {"base", space.bases.front().values},
+                           {"flags", space.bases.front().flags.canonical()},
                            {"bases", space.bases.size()},
                            {"axes", axes},
                            {"preselected", args.preselected},
@@ -512,9 +516,12 @@ void addSweepCommand(CLI::App& app, CommandTable& table) {
     auto sw = std::make_shared<SweepArgs>();
     CLI::App* sweepCmd = app.add_subcommand("sweep", "Compile (and run on every GPU given) a space of a template's configs; every outcome is kept");
     addVariantOptions(sweepCmd, sw->variant);
-    sweepCmd->add_option("--vary", sw->varies, "Parameter to vary: P (all allowed values), P=v1,v2 or P=lo..hi (repeatable)");
+    addFlagOption(sweepCmd, sw->variant);
+    sweepCmd->add_option("--vary", sw->varies,
+                         "Parameter or compiler flag to vary: P (all allowed values), P=v1,v2 or P=lo..hi (repeatable), "
+                         "e.g. BM=64,128 or maxrregcount=0,64,128");
     sweepCmd->add_option("--preselected", sw->preselected, "A named set of templates/<id>/preselected.xml");
-    sweepCmd->add_option("--configs", sw->configsFile, "File of configs, one KEY=VALUE,... line each");
+    sweepCmd->add_option("--configs", sw->configsFile, "File of configs, one KEY=VALUE,... line each (then |FLAGS, as --flag takes them)");
     sweepCmd->add_option("--sample", sw->sample, "Draw this many configs of the space at random");
     sweepCmd->add_option("--seed", sw->seed, "Seed of --sample");
     sweepCmd->add_flag("--valid-only", sw->validOnly, "Leave out configs that break constraints (counted on stderr), then draw --sample");

@@ -1,6 +1,7 @@
 // kx sweep and kx session merge as a user runs them, without a GPU: compile-only sweeps into
-// sessions, CSV and JSON, bad input, Ctrl-C, and a Slurm job whose shard tasks really run and
-// whose session files merge (twice, to the same result).
+// sessions, CSV and JSON, bad input, Ctrl-C, a Slurm job whose shard tasks really run and whose
+// session files merge (twice, to the same result), and compiler flags fixed, varied and named by
+// preselected sets.
 #include "kx_process.hpp"
 
 #include "store/session_store.hpp"
@@ -14,6 +15,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -267,4 +270,119 @@ TEST_CASE("kx generate in batch writes every config per target with an index", "
     const Outcome noDtype = runKx("generate map --output-dir " + cubins.string() + " --layout rcr --gpu-target sm_90");
     CHECK(noDtype.exitCode == 2);
     CHECK_THAT(noDtype.err, Catch::Contains("--layout: map has no parameter 'layout'"));
+}
+
+TEST_CASE("kx sweep --flag and --vary FLAG: every point carries its compiler flags", "[cli][sweep][flags]") {
+    const fs::path session = fresh("flags.kxs"), csv = fresh("flags.csv");
+    const Outcome o = runKx("sweep map --arch sm_90 --flag fast_math --vary maxrregcount=0,32 --vary VEC=1,2 --compile-only -j 2 --session " +
+                            session.string() + " --csv " + csv.string());
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK_THAT(o.out, Catch::Contains("compiled       map_add_f32_b256_i2_v1_once_fm ") &&
+                          Catch::Contains("compiled       map_add_f32_b256_i2_v2_once_r32_fm "));
+
+    const SessionStore store = SessionStore::open(session);
+    REQUIRE(store.sweeps().size() == 1);
+    const auto spec = nlohmann::json::parse(store.sweeps().front().specJson);
+    CHECK(spec["flags"] == "fast_math=true");
+    CHECK(spec["axes"][0] == nlohmann::json({{"param", "maxrregcount"}, {"values", {"0", "32"}}, {"flag", true}}));
+    const auto points = store.sweepPoints(store.sweeps().front().id);
+    REQUIRE(points.size() == 4);
+    std::multiset<std::string> flags;
+    for (const auto& p : points) {
+        INFO(p.name);
+        CHECK(p.config.flags.fastMath);
+        flags.insert(p.config.flags.canonical());
+        CHECK(nlohmann::json::parse(p.resultJson)["flags"] == p.config.flags.canonical());
+        REQUIRE(p.variantId);
+        CHECK(store.variant(*p.variantId)->config == p.config);  // the variant it made has the flags too
+    }
+    CHECK(flags == std::multiset<std::string>{"fast_math=true", "fast_math=true", "maxrregcount=32,fast_math=true", "maxrregcount=32,fast_math=true"});
+
+    const auto exported = nlohmann::json::parse(runKx("session export " + session.string()).out);
+    CHECK(exported["sweeps"][0]["points"][3]["flags"] == "maxrregcount=32,fast_math=true");
+
+    const std::string table = slurp(csv);
+    CHECK_THAT(table.substr(0, table.find('\n')), Catch::StartsWith("op,dtype,BLOCK,ITEMS,VEC,loop,maxrregcount,fast_math,name,"));
+    CHECK_THAT(table, Catch::Contains("\nadd,f32,256,2,2,once,32,true,map_add_f32_b256_i2_v2_once_r32_fm,compiled,"));
+
+    const Outcome json = runKx("sweep map --arch sm_90 --vary fast-math --compile-only -j 2 --json");
+    REQUIRE(json.exitCode == 0);
+    const auto doc = nlohmann::json::parse(json.out);
+    REQUIRE(doc["points"].size() == 2);
+    CHECK(doc["points"][0]["flags"] == "");
+    CHECK(doc["points"][1]["flags"] == "fast_math=true");
+
+    const Outcome bad = runKx("sweep map --arch sm_90 --vary maxrregcount=8 --compile-only");
+    CHECK(bad.exitCode == 2);
+    CHECK_THAT(bad.err, Catch::Contains("maxrregcount=8 is not allowed"));
+    const Outcome badFlag = runKx("sweep map --arch sm_90 --flag turbo --compile-only");
+    CHECK(badFlag.exitCode == 2);
+    CHECK_THAT(badFlag.err, Catch::Contains("'turbo' is not a compiler flag"));
+}
+
+TEST_CASE("kx sweep --preselected: a set's configs may name compiler flags", "[cli][sweep][flags]") {
+    // A copy of map as a user template, with a preselected.xml naming flags.
+    const fs::path dir = fresh("preselected_flags");
+    fs::create_directories(dir);
+    fs::copy(fs::path(KX_TEST_SOURCE_DIR) / "templates" / "map", dir / "mapx", fs::copy_options::recursive);
+    std::string manifest = slurp(dir / "mapx" / "manifest.xml");
+    manifest.replace(manifest.find("<template id=\"map\""), 18, "<template id=\"mapx\"");
+    std::ofstream(dir / "mapx" / "manifest.xml", std::ios::trunc) << manifest;
+    std::ofstream(dir / "mapx" / "preselected.xml") << "<preselected template=\"mapx\">\n  <set name=\"capped\" arches=\"any\">\n"
+                                                       "    <config VEC=\"2\" flags=\"maxrregcount=32\"/>\n    <config VEC=\"1\" flags=\"fast_math\"/>\n"
+                                                       "  </set>\n  <set name=\"tuned\" arches=\"sm_90\">\n"
+                                                       "    <config VEC=\"4\" flags=\"maxrregcount=64,ptxas_opt=2\"/>\n  </set>\n</preselected>\n";
+
+    const Outcome o = runKx("sweep mapx --templates " + dir.string() + " --arch sm_90 --preselected capped --flag ptxas_opt=1 --compile-only --json");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    REQUIRE(doc["points"].size() == 2);
+    CHECK(doc["points"][0]["flags"] == "maxrregcount=32,ptxas_opt=1");
+    CHECK(doc["points"][0]["name"] == "map_add_f32_b256_i2_v2_once_r32_O1");
+    CHECK(doc["points"][1]["flags"] == "fast_math=true,ptxas_opt=1");
+
+    // A preset of one config brings its flags along.
+    const Outcome preset = runKx("compile mapx --templates " + dir.string() + " --arch sm_90 --preset tuned --emit resources");
+    INFO(preset.err);
+    REQUIRE(preset.exitCode == 0);
+    CHECK_THAT(preset.out, Catch::StartsWith("map_add_f32_b256_i2_v4_once_r64_O2 for sm_90"));
+}
+
+TEST_CASE("a Slurm job of a sweep over flags: the shard lists carry them and the merged session keeps them", "[cli][sweep][slurm][flags]") {
+    const fs::path dir = fresh("slurm_flags");
+    const Outcome emitted = runKx("sweep map --arch sm_90 --flag fast_math --vary maxrregcount=0,32 --vary VEC=1,2 --compile-only -j 2 "
+                                  "--emit-slurm " + dir.string() + " --shards 2");
+    INFO(emitted.err);
+    REQUIRE(emitted.exitCode == 0);
+    const std::string lists = slurp(dir / "shards" / "shard_000.txt") + slurp(dir / "shards" / "shard_001.txt");
+    CHECK(lines(lists) == 4);
+    CHECK_THAT(lists, Catch::Contains("VEC=1,dtype=f32,loop=once,op=add|fast_math=true\n") &&
+                          Catch::Contains("VEC=2,dtype=f32,loop=once,op=add|maxrregcount=32,fast_math=true\n"));
+
+    for (int task = 0; task < 2; ++task) {
+        const std::string command = "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " KX=" + KX_TEST_BINARY_DIR + "/bin/kx bash " +
+                                    (dir / "sweep.sbatch").string() + " >/dev/null 2>" + (dir / "task.err").string();
+        const int rc = std::system(command.c_str());
+        INFO(slurp(dir / "task.err"));
+        REQUIRE(rc == 0);
+    }
+    const fs::path merged = fresh("merged_flags.kxs");
+    const Outcome merge = runKx("session merge " + merged.string() + " " + (dir / "sessions" / "shard_000.kxs").string() + " " +
+                                (dir / "sessions" / "shard_001.kxs").string());
+    INFO(merge.err);
+    REQUIRE(merge.exitCode == 0);
+    const SessionStore s = SessionStore::open(merged);
+    REQUIRE(s.sweeps().size() == 1);
+    const auto points = s.sweepPoints(s.sweeps().front().id);
+    REQUIRE(points.size() == 4);  // the configs differing only by their flags stay apart
+    std::set<std::string> names;
+    for (const auto& p : points) {
+        CHECK(p.config.flags.fastMath);
+        CHECK(p.status == "compiled");
+        names.insert(p.name);
+    }
+    CHECK(names == std::set<std::string>{"map_add_f32_b256_i2_v1_once_fm", "map_add_f32_b256_i2_v2_once_fm",
+                                         "map_add_f32_b256_i2_v1_once_r32_fm", "map_add_f32_b256_i2_v2_once_r32_fm"});
 }
