@@ -84,7 +84,7 @@ struct BatchCounts {
 // that breaks constraints is listed as skipped, with no file.
 nlohmann::json writePoint(const SweepPoint& p, const Arch& arch, const fs::path& dir, const std::string& outputDir, bool cubin,
                           BatchCounts& counts) {
-    nlohmann::json entry = {{"arch", arch.name}, {"name", p.name}, {"config", p.config.values}};
+    nlohmann::json entry = {{"arch", arch.name}, {"name", p.name}, {"config", p.config.values}, {"flags", p.config.flags.canonical()}};
     if (p.status == PointStatus::Pruned && !p.violations.empty()) {
         entry["status"] = "skipped";
         entry["reason"] = p.reason;
@@ -126,7 +126,8 @@ int generateBatch(const Context& ctx, const GenerateArgs& args, const GenerateBa
     std::vector<std::string> targets = batch.gpuTargets;
     if (targets.empty() && !args.variant.arch.empty()) targets.push_back(args.variant.arch);
     const std::vector<const Arch*> arches = targetArches(ctx, targets, batch.cubin);
-    const Config base = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    Config base = tmpl->withValues(tmpl->defaultConfig(), parseAssignments(args.variant.sets, "--set"));
+    for (const std::string& item : args.variant.flags) base.flags = withFlags(base.flags, item);
     std::vector<std::string> varies = batch.variants;
     if (!batch.datatypes.empty()) varies.push_back(varyOf(*tmpl, "dtype", batch.datatypes, "--datatype"));
     if (!batch.layouts.empty()) varies.push_back(varyOf(*tmpl, "layout", batch.layouts, "--layout"));
