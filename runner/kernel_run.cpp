@@ -387,6 +387,7 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     // Sampled and counted runs come after the timed ones (on set 0), so the timing is not theirs.
     if (sampler) {
         reply["pc_sampling"] = sampler->sample([&] { sequence.run(0, "sampling the kernel"); });
+        sampler.reset();  // CUPTI's counters cannot be read while PC sampling is enabled on the context
         clock.mark("pc_sampling");
     }
     if (req.value("memory_counters", false)) {

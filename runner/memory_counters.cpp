@@ -93,6 +93,9 @@ struct RangeApi {
     }
 };
 
+// Ranges per pass: the run's.
+constexpr size_t kRanges = 1;
+
 // What CUPTI holds between enabling and the end of the measurement, released in reverse.
 struct RangeSession {
     const RangeApi& api;
@@ -176,8 +179,8 @@ struct RangeSession {
         size.pRangeProfilerObject = profiler;
         size.pMetricNames = metrics.data();
         size.numMetrics = metrics.size();
-        size.maxNumOfRanges = 1;
-        size.maxNumRangeTreeNodes = 1;
+        size.maxNumOfRanges = kRanges;
+        size.maxNumRangeTreeNodes = kRanges;
         api.check(api.cuptiRangeProfilerGetCounterDataSize(&size), "sizing the counter data");
         counterData.assign(size.counterDataSize, 0);
         auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -193,7 +196,7 @@ struct RangeSession {
         set.pCounterDataImage = counterData.data();
         set.range = CUPTI_UserRange;
         set.replayMode = CUPTI_UserReplay;
-        set.maxRangesPerPass = 1;
+        set.maxRangesPerPass = kRanges;
         set.numNestingLevels = 1;
         set.minNestingLevel = 1;
         set.passIndex = 0;
@@ -220,17 +223,21 @@ struct RangeSession {
         return stop.isAllPassSubmitted != 0;
     }
 
-    std::vector<double> evaluate() {
+    void decode() {
         auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         decode.pRangeProfilerObject = profiler;
         api.check(api.cuptiRangeProfilerDecodeData(&decode), "decoding the counters");
-        if (decode.numOfRangeDropped > 0) throw CuptiFailure("the profiled range was dropped by CUPTI");
+        if (decode.numOfRangeDropped > 0) throw CuptiFailure("a profiled range was dropped by CUPTI");
+    }
+
+    // The metrics of range `index` (0: the run), after decode().
+    std::vector<double> evaluate(size_t index) {
         std::vector<double> values(metrics.size(), 0.0);
         auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = host;
         eval.pCounterDataImage = counterData.data();
         eval.counterDataImageSize = counterData.size();
-        eval.rangeIndex = 0;
+        eval.rangeIndex = index;
         eval.ppMetricNames = metrics.data();
         eval.numMetrics = metrics.size();
         eval.pMetricValues = values.data();
@@ -239,34 +246,88 @@ struct RangeSession {
     }
 };
 
-// Evicts L2 by reading a buffer twice its size into host memory (reads, so that no dirty line
-// of ours is left to be written back during the next range). The buffer is zeroed once, when
-// allocated, and never written again.
+// A kernel that reads n 32-bit words with ordinary loads and keeps nothing (it stores only when
+// the words' xor is a value it never is for all-zero memory, and one word at most), in PTX that
+// the driver compiles for whatever GPU this is.
+constexpr const char* kFlushPtx = R"(.version 6.0
+.target sm_50
+.address_size 64
+.visible .entry kx_read_to_flush_l2(.param .u64 words, .param .u64 n, .param .u64 sink) {
+    .reg .pred %p;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [words];
+    ld.param.u64 %rd2, [n];
+    ld.param.u64 %rd3, [sink];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd3, %rd3;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mov.u32 %r4, %nctaid.x;
+    mul.wide.u32 %rd4, %r1, %r2;
+    cvt.u64.u32 %rd5, %r3;
+    add.u64 %rd4, %rd4, %rd5;
+    mul.wide.u32 %rd6, %r2, %r4;
+    mov.u32 %r5, 0;
+LOOP:
+    setp.ge.u64 %p, %rd4, %rd2;
+    @%p bra DONE;
+    shl.b64 %rd7, %rd4, 2;
+    add.u64 %rd8, %rd1, %rd7;
+    ld.global.u32 %r6, [%rd8];
+    xor.b32 %r5, %r5, %r6;
+    add.u64 %rd4, %rd4, %rd6;
+    bra LOOP;
+DONE:
+    setp.ne.u32 %p, %r5, 1234567;
+    @%p bra END;
+    st.global.u32 [%rd3], %r5;
+END:
+    ret;
+}
+)";
+
+// Leaves L2 holding only clean lines of a buffer of ours: a kernel reads twice L2's size, so every
+// line written before (the timed runs' outputs, uploads) is written back before the range opens
+// and none is left to be written back inside it. The buffer is never written: reads allocate in
+// L2 as the kernel's own loads do, which a copy engine's reads (cuMemcpy) need not.
 class L2Flusher {
 public:
     explicit L2Flusher(DeviceContext& ctx) : m_ctx(ctx) {
+        const CudaDriver& d = ctx.driver();
         size_t freeBytes = 0, totalBytes = 0;
-        ctx.driver().cuMemGetInfo(&freeBytes, &totalBytes);
-        m_bytes = std::min(static_cast<size_t>(2 * ctx.info().l2Bytes), freeBytes / 4);
-        if (m_bytes == 0) return;
-        ctx.check(ctx.driver().cuMemAlloc(&m_buffer, m_bytes), "allocating the L2 flush buffer");
-        ctx.check(ctx.driver().cuMemsetD8(m_buffer, 0, m_bytes), "zeroing the L2 flush buffer");
-        m_host.resize(m_bytes);
+        d.cuMemGetInfo(&freeBytes, &totalBytes);
+        m_words = std::min(static_cast<size_t>(2 * ctx.info().l2Bytes), freeBytes / 4) / 4;
+        if (m_words == 0) return;
+        ctx.check(d.cuModuleLoadData(&m_module, kFlushPtx), "loading the L2 flush kernel");
+        ctx.check(d.cuModuleGetFunction(&m_kernel, m_module, "kx_read_to_flush_l2"), "finding the L2 flush kernel");
+        ctx.check(d.cuMemAlloc(&m_buffer, m_words * 4), "allocating the L2 flush buffer");
+        ctx.check(d.cuMemAlloc(&m_sink, 4), "allocating the L2 flush kernel's sink");
     }
     ~L2Flusher() {
-        if (m_buffer) m_ctx.driver().cuMemFree(m_buffer);
+        const CudaDriver& d = m_ctx.driver();
+        if (m_sink) d.cuMemFree(m_sink);
+        if (m_buffer) d.cuMemFree(m_buffer);
+        if (m_module) d.cuModuleUnload(m_module);
     }
     L2Flusher(const L2Flusher&) = delete;
     L2Flusher& operator=(const L2Flusher&) = delete;
     void flush() {
-        if (m_buffer) m_ctx.check(m_ctx.driver().cuMemcpyDtoH(m_host.data(), m_buffer, m_bytes), "flushing L2");
+        if (!m_kernel) return;
+        unsigned long long words = m_words;
+        void* params[] = {&m_buffer, &words, &m_sink};
+        const unsigned blocks = static_cast<unsigned>(std::max(1, m_ctx.info().smCount) * 4);
+        m_ctx.check(m_ctx.driver().cuLaunchKernel(m_kernel, blocks, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr), "flushing L2");
+        m_ctx.check(m_ctx.driver().cuCtxSynchronize(), "flushing L2");
     }
 
 private:
     DeviceContext& m_ctx;
-    CUdeviceptr m_buffer = 0;
-    size_t m_bytes = 0;
-    std::vector<char> m_host;
+    CUmodule m_module = nullptr;
+    CUfunction m_kernel = nullptr;
+    CUdeviceptr m_buffer = 0, m_sink = 0;
+    size_t m_words = 0;
 };
 
 }  // namespace
@@ -286,11 +347,11 @@ nlohmann::json measureMemoryCounters(DeviceContext& ctx, const std::function<voi
             if (passes >= 64) throw CuptiFailure("the counters needed more than 64 passes");
             prepare();
             flusher.flush();
-            ctx.check(ctx.driver().cuCtxSynchronize(), "preparing a counted run");
             complete = session.pass(runOnce);
             ctx.check(ctx.driver().cuCtxSynchronize(), "running the counted kernel");
         }
-        const std::vector<double> values = session.evaluate();
+        session.decode();
+        const std::vector<double> values = session.evaluate(0);
         nlohmann::json metrics = nlohmann::json::object();
         for (size_t i = 0; i < values.size(); ++i) metrics[kMemoryCounterMetrics[i]] = values[i];
         return {{"dram_read_bytes", values[0]}, {"dram_write_bytes", values[1]}, {"l2_bytes", values[2]}, {"l1_bytes", values[3]},

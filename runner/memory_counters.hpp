@@ -2,8 +2,11 @@
 // Profiler: bytes read from and written to DRAM, and bytes moved through L2 and L1, so that a
 // roofline's measured point sits at the intensity the kernel really has rather than at the one
 // its template's byte formula assumes. The counters may need several passes over the run (the
-// hardware counts a few metrics at a time); each pass starts from a cold L2, as Nsight Compute's
-// do, so DRAM bytes are a cold run's and not a re-run's that finds its inputs in L2.
+// hardware counts a few metrics at a time). Each pass starts from an L2 holding none of the
+// run's data and no dirty line, as Nsight Compute's passes do, so DRAM bytes are a cold run's and
+// not a re-run's that finds its inputs in L2. DRAM writes are those made during the run: L2 is a
+// write-back cache, so the output lines still dirty in it when the run ends (at most L2's size)
+// are written later and not counted, as in Nsight Compute.
 #pragma once
 
 #include "device_context.hpp"

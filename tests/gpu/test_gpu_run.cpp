@@ -66,6 +66,12 @@ void requireCorrect(const RunReport& r) {
 }
 
 // A quick run with the hardware memory counters, which must have been counted.
+// The L2 of the GPU the tests run on, in bytes.
+double l2Bytes() {
+    const nlohmann::json devices = listDevices(gpu().runner);
+    return devices["devices"][0].value("l2_bytes", 0.0);
+}
+
 RunReport countedRun(const std::string& id, const std::map<std::string, std::string>& values, const std::map<std::string, std::string>& sizes,
                      int pcSamplingRuns = 0) {
     RunOptions options = quick(5, 1);
@@ -224,7 +230,9 @@ TEST_CASE("a streaming kernel's counted DRAM bytes are the bytes it reads and wr
     const MemoryCountersReport& m = *r.memoryCounters;
     INFO(memoryTrafficText(r));
     CHECK(m.dramReadBytes == Approx(2.0 * n * 4).epsilon(0.05));
-    CHECK(m.dramWriteBytes == Approx(1.0 * n * 4).epsilon(0.05));
+    // Writes made during the run: the output lines still dirty in L2 at its end come later.
+    CHECK(m.dramWriteBytes <= 1.05 * n * 4);
+    CHECK(m.dramWriteBytes >= 1.0 * n * 4 - l2Bytes());
     CHECK(m.l2Bytes >= 0.95 * m.dramBytes());
     // The roofline places the run at FLOPs / counted DRAM bytes, and at FLOPs / L2 bytes.
     const auto points = measuredRooflinePoints(r, "map");
@@ -240,7 +248,8 @@ TEST_CASE("a tiled GEMM's counted L2 traffic exceeds its DRAM traffic, at least 
     INFO(memoryTrafficText(r));
     // f16 A and B read, f16 C written: the template's bytes are the least any GEMM moves.
     CHECK(m.dramBytes() >= 0.95 * r.bytes);
-    CHECK(m.dramWriteBytes == Approx(4096.0 * 4096 * 2).epsilon(0.1));
+    CHECK(m.dramWriteBytes <= 1.05 * 4096 * 4096 * 2);
+    CHECK(m.dramWriteBytes >= 4096.0 * 4096 * 2 - l2Bytes());
     // Each A and B tile is read by a whole row or column of blocks: L2 serves many times DRAM's bytes.
     CHECK(m.l2Bytes > 4 * m.dramBytes());
 }
