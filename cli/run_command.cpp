@@ -219,7 +219,7 @@ int calibrate(const Context&, const CalibrateArgs& args) {
     c.measuredAt = utcNowText();
     c.copyGBs = reply.at("copy").at("gbps");
     c.gemmSize = args.gemmSize;
-    for (const auto& [dtype, v] : reply.at("cublas_gemm").items()) c.gemmTflops[dtype] = v.at("tflops");
+    for (const auto& [dtype, v] : reply.at("cublas_gemm").items()) c.computeTflops[dtype] = v.at("tflops");
     saveCalibration(c);
     if (args.json) {
         std::cout << reply.dump(2) << "\n";
@@ -227,7 +227,7 @@ int calibrate(const Context&, const CalibrateArgs& args) {
     }
     fmt::print("{} ({}), calibrated {}\n", c.device, device.value("arch", ""), c.measuredAt);
     fmt::print("  copy bandwidth   {:.0f} GB/s (device-to-device, bytes read + written)\n", c.copyGBs);
-    for (const auto& [dtype, tflops] : c.gemmTflops)
+    for (const auto& [dtype, tflops] : c.computeTflops)
         fmt::print("  cuBLAS {:<5}     {:.1f} TFLOP/s at {}^3\n", dtype, tflops, c.gemmSize);
     fmt::print("  saved to {}\n", calibrationPath(c.device).string());
     return 0;

@@ -24,20 +24,30 @@ std::optional<Calibration> readCalibration(const fs::path& path) {
     std::ifstream in(path);
     if (!in) return std::nullopt;
     try {
-        const nlohmann::json j = nlohmann::json::parse(in);
-        Calibration c;
-        c.device = j.at("device");
-        c.measuredAt = j.value("measured_at", "");
-        c.copyGBs = j.at("copy_gbs");
-        c.gemmTflops = j.at("gemm_tflops").get<std::map<std::string, double>>();
-        c.gemmSize = j.value("gemm_size", 0);
-        return c;
+        return calibrationFromJson(nlohmann::json::parse(in));
     } catch (const std::exception&) {
         return std::nullopt;
     }
 }
 
 }  // namespace
+
+nlohmann::json calibrationToJson(const Calibration& c) {
+    return {{"device", c.device}, {"measured_at", c.measuredAt}, {"copy_gbs", c.copyGBs}, {"compute_tflops", c.computeTflops},
+            {"gemm_size", c.gemmSize}};
+}
+
+Calibration calibrationFromJson(const nlohmann::json& j) {
+    Calibration c;
+    c.device = j.at("device");
+    c.measuredAt = j.value("measured_at", "");
+    c.copyGBs = j.at("copy_gbs");
+    // Files written before the key was named for what it is, the measured compute ceiling.
+    const char* key = j.contains("compute_tflops") ? "compute_tflops" : "gemm_tflops";
+    c.computeTflops = j.at(key).get<std::map<std::string, double>>();
+    c.gemmSize = j.value("gemm_size", 0);
+    return c;
+}
 
 std::optional<Calibration> loadCalibration(const std::string& deviceName) {
     return readCalibration(calibrationPath(deviceName));
@@ -61,7 +71,7 @@ std::vector<Calibration> listCalibrations() {
 RooflineCalibration rooflineCalibration(const Calibration& c) {
     RooflineCalibration r;
     r.copyGBs = c.copyGBs;
-    for (const auto& [dtype, tflops] : c.gemmTflops) {
+    for (const auto& [dtype, tflops] : c.computeTflops) {
         const std::string unit = unitForGemmDtype(dtype);
         if (unit.empty() || !(tflops > 0)) continue;
         r.peakTflops[unit] = tflops;
@@ -72,8 +82,7 @@ RooflineCalibration rooflineCalibration(const Calibration& c) {
 void saveCalibration(const Calibration& c) {
     const fs::path path = calibrationPath(c.device);
     fs::create_directories(path.parent_path());
-    const nlohmann::json j = {{"device", c.device}, {"measured_at", c.measuredAt}, {"copy_gbs", c.copyGBs},
-                              {"gemm_tflops", c.gemmTflops}, {"gemm_size", c.gemmSize}};
+    const nlohmann::json j = calibrationToJson(c);
     // Written to a temporary file and renamed; OutputError when the disk is full or the folder
     // is not writable, so `kx calibrate` never says it saved what it did not.
     writeOutputFile(path, j.dump(2) + "\n");

@@ -1,8 +1,10 @@
-// Measured ceilings of a device (kx calibrate): copy bandwidth and cuBLAS GEMM throughput per
-// dtype. Stored per device under the cache folder; used for "% of ceiling" and by the roofline.
+// Measured ceilings of a device (kx calibrate): copy bandwidth, and compute throughput per dtype
+// as a library GEMM (cuBLAS) reaches it. Stored per device under the cache folder; used for "% of ceiling" and by the roofline.
 #pragma once
 
 #include "analysis/roofline.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
@@ -16,9 +18,15 @@ struct Calibration {
     std::string device;         // "NVIDIA H100 80GB HBM3"
     std::string measuredAt;     // ISO 8601 UTC
     double copyGBs = 0;         // device-to-device copy, bytes read + written per second / 1e9
-    std::map<std::string, double> gemmTflops;  // cuBLAS at size^3: f32, tf32, f16, bf16
+    std::map<std::string, double> computeTflops;  // by dtype (f32, tf32, f16, bf16): cuBLAS GEMM at gemmSize^3
     int gemmSize = 0;
 };
+
+// The stored form: {"device", "measured_at", "copy_gbs", "compute_tflops", "gemm_size"}. Reading
+// also takes the older "gemm_tflops" for compute_tflops. calibrationFromJson throws
+// nlohmann::json::exception on a document without device, copy_gbs or either TFLOP/s key.
+nlohmann::json calibrationToJson(const Calibration& calibration);
+Calibration calibrationFromJson(const nlohmann::json& j);
 
 // <cacheRoot>/calibration/<device name with spaces as '_'>.json
 std::filesystem::path calibrationPath(const std::string& deviceName);

@@ -47,9 +47,7 @@ std::vector<KernelResources> parseResourcesJson(const std::string& json) {
 std::string calibrationJsonFor(const std::string& device) {
     const auto c = loadCalibration(device);
     if (!c) return "";
-    return nlohmann::json{{"device", c->device}, {"measured_at", c->measuredAt}, {"copy_gbs", c->copyGBs},
-                          {"gemm_tflops", c->gemmTflops}, {"gemm_size", c->gemmSize}}
-        .dump();
+    return calibrationToJson(*c).dump();
 }
 
 std::int64_t findOrAddVariant(SessionStore& store, const std::string& name, const std::string& arch, const Config& config) {

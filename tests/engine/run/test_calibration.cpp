@@ -22,8 +22,8 @@ Calibration h100() {
     c.device = "NVIDIA H100 80GB HBM3";
     c.measuredAt = "2025-11-20T10:00:00Z";
     c.copyGBs = 3009.2310822910167;
-    c.gemmTflops = {{"bf16", 810.7344930850184}, {"f16", 813.2289938921036}, {"f32", 51.1735113467276},
-                    {"tf32", 417.00990130718156}};
+    c.computeTflops = {{"bf16", 810.7344930850184}, {"f16", 813.2289938921036}, {"f32", 51.1735113467276},
+                       {"tf32", 417.00990130718156}};
     c.gemmSize = 8192;
     return c;
 }
@@ -64,8 +64,8 @@ TEST_CASE("a calibration maps to the roofline's measured ceilings", "[calibratio
     CHECK(r.peakTflops.at("bf16_tensor") == Approx(810.7344930850184));
 
     Calibration odd = h100();
-    odd.gemmTflops["mystery"] = 5;  // no unit: left out
-    odd.gemmTflops["f32"] = 0;      // not measured: left out
+    odd.computeTflops["mystery"] = 5;  // no unit: left out
+    odd.computeTflops["f32"] = 0;      // not measured: left out
     const RooflineCalibration o = rooflineCalibration(odd);
     CHECK(o.peakTflops.count("fp32") == 0);
     CHECK(o.peakTflops.count("mystery") == 0);
@@ -97,7 +97,7 @@ TEST_CASE("listCalibrations reads every calibration in the cache folder", "[cali
     Calibration mi = h100();
     mi.device = "AMD Instinct MI300X";
     mi.copyGBs = 4000;
-    mi.gemmTflops = {{"f16", 700}};
+    mi.computeTflops = {{"f16", 700}};
     saveCalibration(mi);
     // Not calibrations: malformed JSON, another extension, a leftover temporary file.
     std::ofstream(cache.dir() / "calibration" / "broken.json") << "{ not json";
@@ -110,7 +110,7 @@ TEST_CASE("listCalibrations reads every calibration in the cache folder", "[cali
     CHECK(all[1].device == "NVIDIA H100 80GB HBM3");
     CHECK(all[1].measuredAt == "2025-11-20T10:00:00Z");
     CHECK(all[1].copyGBs == Approx(3009.2310822910167));
-    CHECK(all[1].gemmTflops.at("tf32") == Approx(417.00990130718156));
+    CHECK(all[1].computeTflops.at("tf32") == Approx(417.00990130718156));
     CHECK(all[1].gemmSize == 8192);
     REQUIRE(loadCalibration("NVIDIA H100 80GB HBM3"));
 }
@@ -129,4 +129,21 @@ TEST_CASE("saveCalibration reports a write that fails instead of losing it", "[c
     const auto back = loadCalibration(c.device);
     REQUIRE(back);
     CHECK(back->copyGBs == Approx(c.copyGBs));
+}
+
+TEST_CASE("a calibration reads back, and files with the older gemm_tflops key still load", "[calibration]") {
+    const nlohmann::json j = calibrationToJson(h100());
+    CHECK(j.contains("compute_tflops"));
+    CHECK_FALSE(j.contains("gemm_tflops"));
+    CHECK(calibrationFromJson(j).computeTflops == h100().computeTflops);
+
+    nlohmann::json older = j;
+    older["gemm_tflops"] = older["compute_tflops"];
+    older.erase("compute_tflops");
+    const Calibration c = calibrationFromJson(older);
+    CHECK(c.computeTflops.at("f16") == Approx(813.2289938921036));
+    CHECK(c.gemmSize == 8192);
+
+    older.erase("gemm_tflops");
+    CHECK_THROWS(calibrationFromJson(older));
 }
