@@ -372,7 +372,7 @@ void RooflineView::drawFootnote() {
                            sc.predictedNote.empty() ? "No predicted point." : sc.predictedNote.c_str());
     }
     const std::string runs = sc.measured.empty()
-                                 ? std::string("No measured runs yet: runs of this variant appear as squares.")
+                                 ? std::string("No measured runs yet: runs of this variant appear as squares (and, with counted traffic, triangles at L2).")
                                  : fmt::format("{} measured run(s)", sc.measured.size());
     const bool showExport = !m_exportMessage.empty();
     const std::string line = showExport ? m_exportMessage : !sc.deviceNote.empty() ? sc.deviceNote : runs;
