@@ -10,12 +10,24 @@ namespace kx::engine {
 
 namespace {
 
+template <typename T>
+struct IsIntegerMap : std::false_type {};
+template <typename V>
+struct IsIntegerMap<std::map<std::string, V>> : std::bool_constant<std::is_integral_v<V> && !std::is_same_v<V, bool>> {};
+
 // j[key] as T when present, else `fallback`; a present key of the wrong type is bad input
 // rather than a silent default, so a damaged document is noticed.
 template <typename T>
 T field(const nlohmann::json& j, const char* key, T fallback) {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null()) return fallback;
+    // A map of integers (a run's sizes) is read value by value, each checked as below.
+    if constexpr (IsIntegerMap<T>::value) {
+        if (!it->is_object()) throw InputError(std::string("run report: '") + key + "' has the wrong type");
+        T out;
+        for (const auto& [name, value] : it->items()) out[name] = field(*it, name.c_str(), typename T::mapped_type{});
+        return out;
+    }
     try {
         // An integer field holding a float out of the integer's range would be converted with
         // undefined behaviour: only JSON integers are taken.

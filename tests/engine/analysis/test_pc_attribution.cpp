@@ -101,6 +101,11 @@ TEST_CASE("a PC sampling report survives JSON both ways, and a failed one keeps 
 TEST_CASE("a run report whose integer fields hold huge floats is refused, not converted", "[pc_sampling][reliability]") {
     // Found by fuzzing: converting 4.4e60 to an integer is undefined behaviour.
     CHECK_THROWS_AS(pcSamplingReportFromJson(nlohmann::json::parse(R"({"total_samples": 4.4e60})")), kx::engine::InputError);
+    // And 4.1e105 as one of a run's sizes (a map of integers).
+    CHECK_THROWS_AS(runReportFromJson(nlohmann::json::parse(R"({"sizes": {"M": 4.1e105}})")), kx::engine::InputError);
+    CHECK_THROWS_AS(runReportFromJson(nlohmann::json::parse(R"({"sizes": {"M": 1.5}})")), kx::engine::InputError);
+    CHECK_THROWS_AS(runReportFromJson(nlohmann::json::parse(R"({"sizes": [1]})")), kx::engine::InputError);
+    CHECK(runReportFromJson(nlohmann::json::parse(R"({"sizes": {"M": 4096, "N": 2}})")).sizes.at("N") == 2);
     CHECK_THROWS_AS(pcSamplingReportFromJson(nlohmann::json::parse(R"({"pcs": [{"offset": -1e300}]})")), kx::engine::InputError);
     CHECK_THROWS_AS(pcSamplingReportFromJson(nlohmann::json::parse(R"({"pcs": [{"stalls": {"barrier": 1e40}}]})")), kx::engine::InputError);
     CHECK(pcSamplingReportFromJson(nlohmann::json::parse(R"({"pcs": [{"offset": 128, "stalls": {"barrier": 3}}]})")).pcs[0].stalls.at("barrier") == 3);
