@@ -9,10 +9,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <future>
 #include <map>
+#include <utility>
 
 namespace kx::app {
 
@@ -31,8 +34,19 @@ const SessionEntry* SessionData::findByName(const std::string& name) const {
     return nullptr;
 }
 
+struct SessionModel::Touched {
+    enum class Part { Everything, Variant, EditorState, Tutorials };
+    Part part = Part::Everything;
+    std::int64_t variantId = 0;  // for Part::Variant: the one variant added, changed or deleted
+
+    static Touched everything() { return {}; }
+    static Touched variant(std::int64_t id) { return {Part::Variant, id}; }
+};
+
 // Everything that touches the file, on the worker thread only.
 struct SessionModel::Worker {
+    using SnapshotCache = std::map<std::int64_t, std::pair<std::string, SnapshotPtr>>;
+
     const TemplateLibrary& library;
     const ArchDatabase& arches;
     fs::path recentFile;
@@ -43,7 +57,10 @@ struct SessionModel::Worker {
     std::uint64_t openSerial = 0;
     // Snapshots by variant id, with the key they were built for: unchanged variants keep their
     // snapshot (and the Compare view its caches) across refreshes.
-    std::map<std::int64_t, std::pair<std::string, SnapshotPtr>> snapshots;
+    SnapshotCache snapshots;
+    // The last snapshot posted, which a change to one variant copies; null when it must be read whole.
+    std::shared_ptr<const SessionData> current;
+    std::string message;  // a success worth telling, taken by the next post
 
     Worker(const TemplateLibrary& lib, const ArchDatabase& db, fs::path recentPath)
         : library(lib), arches(db), recentFile(std::move(recentPath)) {}
@@ -100,6 +117,7 @@ struct SessionModel::Worker {
         store.emplace(std::move(next));
         temporary = isTemporary;
         snapshots.clear();
+        current.reset();
         ++openSerial;
         if (!temporary) remember(store->path());
     }
@@ -111,45 +129,94 @@ struct SessionModel::Worker {
         return key;
     }
 
-    std::shared_ptr<SessionData> snapshot() {
+    // The entry of `v` as the file has it now, reusing its snapshot from `previous` when its
+    // key is unchanged; records the snapshot in `snapshots`.
+    SessionEntry entryOf(SessionVariant v, const SnapshotCache& previous) {
+        SessionEntry e;
+        const std::vector<ArtifactInfo> artifacts = store->artifactsOf(v.id);
+        e.runs = store->runsOf(v.id);
+        std::string key = keyOf(v, artifacts, e.runs);
+        auto cached = previous.find(v.id);
+        if (cached != previous.end() && cached->second.first == key) {
+            e.snapshot = cached->second.second;
+        } else {
+            StoredVariant stored;
+            stored.variant = v;
+            stored.source = store->artifactOf(v.id, ArtifactKind::Source).value_or("");
+            stored.ptx = store->artifactOf(v.id, ArtifactKind::Ptx).value_or("");
+            stored.sass = store->artifactOf(v.id, ArtifactKind::Sass).value_or("");
+            if (const auto resources = store->artifactOf(v.id, ArtifactKind::Resources)) {
+                try {
+                    stored.kernels = parseResourcesJson(*resources);
+                } catch (const InputError&) {
+                    // Shown as "no ptxas report"; the rest of the variant is still worth seeing.
+                }
+            }
+            stored.runs = e.runs;
+            e.snapshot = makeSnapshot(stored, library, arches);
+        }
+        snapshots[v.id] = {std::move(key), e.snapshot};
+        e.variant = std::move(v);
+        return e;
+    }
+
+    // The whole session, read again.
+    std::shared_ptr<SessionData> readAll() {
         auto data = std::make_shared<SessionData>();
-        if (!store) return data;
         data->path = store->path();
         data->readOnly = store->readOnly();
         data->temporary = temporary;
         data->editorState = store->editorState();
         data->tutorialProgress = store->allTutorialProgress();
         data->openSerial = openSerial;
-        std::map<std::int64_t, std::pair<std::string, SnapshotPtr>> kept;
-        for (SessionVariant& v : store->variants()) {
-            SessionEntry e;
-            const std::vector<ArtifactInfo> artifacts = store->artifactsOf(v.id);
-            e.runs = store->runsOf(v.id);
-            const std::string key = keyOf(v, artifacts, e.runs);
-            auto cached = snapshots.find(v.id);
-            if (cached != snapshots.end() && cached->second.first == key) {
-                e.snapshot = cached->second.second;
-            } else {
-                StoredVariant stored;
-                stored.variant = v;
-                stored.source = store->artifactOf(v.id, ArtifactKind::Source).value_or("");
-                stored.ptx = store->artifactOf(v.id, ArtifactKind::Ptx).value_or("");
-                stored.sass = store->artifactOf(v.id, ArtifactKind::Sass).value_or("");
-                if (const auto resources = store->artifactOf(v.id, ArtifactKind::Resources)) {
-                    try {
-                        stored.kernels = parseResourcesJson(*resources);
-                    } catch (const InputError&) {
-                        // Shown as "no ptxas report"; the rest of the variant is still worth seeing.
-                    }
-                }
-                stored.runs = e.runs;
-                e.snapshot = makeSnapshot(stored, library, arches);
-            }
-            kept[v.id] = {key, e.snapshot};
-            e.variant = std::move(v);
-            data->entries.push_back(std::move(e));
+        const SnapshotCache previous = std::move(snapshots);
+        snapshots.clear();
+        for (SessionVariant& v : store->variants()) data->entries.push_back(entryOf(std::move(v), previous));
+        return data;
+    }
+
+    // Variant `id`'s entry in `data` as the file has it now: replaced, added (in id order) or,
+    // when the variant is gone, removed. The other entries are left as they are.
+    void readVariant(SessionData& data, std::int64_t id) {
+        auto at = std::lower_bound(data.entries.begin(), data.entries.end(), id,
+                                   [](const SessionEntry& e, std::int64_t wanted) { return e.variant.id < wanted; });
+        const bool present = at != data.entries.end() && at->variant.id == id;
+        std::optional<SessionVariant> v = store->variant(id);
+        if (!v) {
+            if (present) data.entries.erase(at);
+            snapshots.erase(id);
+            return;
         }
-        snapshots = std::move(kept);
+        SessionEntry e = entryOf(std::move(*v), snapshots);
+        if (present)
+            *at = std::move(e);
+        else
+            data.entries.insert(at, std::move(e));
+    }
+
+    // The session after a change that touched `touched`: that part read again, the rest copied
+    // from the last snapshot. Null when no session is open.
+    SessionDataPtr snapshot(const Touched& touched) {
+        if (!store) {
+            current.reset();
+            return nullptr;
+        }
+        // Null until this read succeeds: after a failed one the next is read whole.
+        const std::shared_ptr<const SessionData> previous = std::move(current);
+        current.reset();
+        std::shared_ptr<SessionData> data;
+        if (!previous || touched.part == Touched::Part::Everything) {
+            data = readAll();
+        } else {
+            data = std::make_shared<SessionData>(*previous);
+            switch (touched.part) {
+            case Touched::Part::Variant: readVariant(*data, touched.variantId); break;
+            case Touched::Part::EditorState: data->editorState = store->editorState(); break;
+            case Touched::Part::Tutorials: data->tutorialProgress = store->allTutorialProgress(); break;
+            case Touched::Part::Everything: break;
+            }
+        }
+        current = data;
         return data;
     }
 
@@ -169,95 +236,67 @@ struct SessionModel::Worker {
 
 SessionModel::SessionModel(const TemplateLibrary& library, const ArchDatabase& arches, fs::path recentFile)
     : m_worker(std::make_unique<Worker>(library, arches, std::move(recentFile))) {
-    m_thread = std::thread([this] {
-        for (;;) {
-            std::function<void(Worker&)> change;
-            {
-                std::unique_lock lock(m_mutex);
-                m_wake.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
-                // Stopping still writes everything that was asked for.
-                if (m_queue.empty()) return;
-                change = std::move(m_queue.front());
-                m_queue.pop_front();
-            }
-            change(*m_worker);
-            std::lock_guard lock(m_mutex);
-            --m_inFlight;
-        }
-    });
-    enqueue("read the recent sessions", [this](Worker& w) {
+    enqueue("read the recent sessions", [](Worker& w) {
         w.loadRecent();
-        std::lock_guard lock(m_mutex);
-        m_posted.push_back([this, recent = w.recent] { m_recent = recent; });
+        return Touched::everything();
     });
 }
 
 SessionModel::~SessionModel() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopping = true;
-    }
-    m_wake.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    // The queue cancels whatever has not started when it goes, so first wait for a last job:
+    // with one worker taking jobs in order, it runs after every change asked for.
+    std::promise<void> flushed;
+    m_jobs.submit("close the session", [&flushed](Job&) { flushed.set_value(); });
+    flushed.get_future().wait();
 }
 
-bool SessionModel::busy() const {
-    std::lock_guard lock(m_mutex);
-    return m_inFlight > 0 || !m_posted.empty();
-}
-
-void SessionModel::enqueue(std::string what, std::function<void(Worker&)> change) {
-    auto wrapped = [this, what = std::move(what), change = std::move(change)](Worker& w) {
+void SessionModel::enqueue(std::string what, std::function<Touched(Worker&)> change) {
+    ++m_unapplied;
+    m_jobs.submit(what, [this, what, change = std::move(change)](Job&) {
+        Worker& w = *m_worker;
         std::string error;
-        std::shared_ptr<SessionData> data;
-        std::vector<fs::path> recent;
+        Touched touched;
         try {
-            change(w);
+            touched = change(w);
         } catch (const std::exception& e) {
             error = fmt::format("cannot {}: {}", what, e.what());
+            touched = Touched::everything();  // what is in the file now, whatever the change did
         }
+        SessionDataPtr data;
         try {
-            data = w.snapshot();
+            data = w.snapshot(touched);
         } catch (const std::exception& e) {
             if (error.empty()) error = fmt::format("cannot read the session: {}", e.what());
         }
-        recent = w.recent;
-        const bool open = w.store.has_value();
-        std::lock_guard lock(m_mutex);
-        m_posted.push_back([this, error, data, recent, open] {
+        m_mailbox.post([this, error, data, recent = w.recent, message = std::exchange(w.message, {})] {
+            --m_unapplied;
             if (!error.empty()) m_error = error;
-            if (open && data) {
+            if (!message.empty()) m_message = message;
+            if (data) {
                 m_data = data;
                 ++m_revision;
             }
             m_recent = recent;
         });
-    };
-    {
-        std::lock_guard lock(m_mutex);
-        m_queue.push_back(std::move(wrapped));
-        ++m_inFlight;
-    }
-    m_wake.notify_one();
+    });
 }
 
-void SessionModel::update() {
-    std::vector<std::function<void()>> posted;
-    {
-        std::lock_guard lock(m_mutex);
-        posted.swap(m_posted);
-    }
-    for (auto& fn : posted) fn();
-}
+void SessionModel::update() { m_mailbox.drain(); }
 
 void SessionModel::open(const fs::path& file) {
     m_message.clear();
-    enqueue("open " + file.string(), [file](Worker& w) { w.switchTo(SessionStore::open(file), false); });
+    enqueue("open " + file.string(), [file](Worker& w) {
+        w.switchTo(SessionStore::open(file), false);
+        return Touched::everything();
+    });
 }
 
 void SessionModel::create(const fs::path& file) {
     m_message.clear();
-    enqueue("create " + file.string(), [file](Worker& w) { w.switchTo(SessionStore::create(file), false); });
+    enqueue("create " + file.string(), [file](Worker& w) {
+        w.switchTo(SessionStore::create(file), false);
+        return Touched::everything();
+    });
 }
 
 void SessionModel::openOrCreate(const fs::path& file) {
@@ -265,16 +304,17 @@ void SessionModel::openOrCreate(const fs::path& file) {
     enqueue("open " + file.string(), [file](Worker& w) {
         std::error_code ec;
         w.switchTo(fs::exists(file, ec) ? SessionStore::open(file) : SessionStore::create(file), false);
+        return Touched::everything();
     });
 }
 
 void SessionModel::saveAs(const fs::path& file) {
     m_message.clear();
-    enqueue("save as " + file.string(), [this, file](Worker& w) {
+    enqueue("save as " + file.string(), [file](Worker& w) {
         w.open().saveCopyAs(file);
         w.switchTo(SessionStore::open(file), false);
-        std::lock_guard lock(m_mutex);
-        m_posted.push_back([this, file] { m_message = "saved as " + file.string(); });
+        w.message = "saved as " + file.string();
+        return Touched::everything();
     });
 }
 
@@ -283,7 +323,7 @@ void SessionModel::openDefault() {
         for (const fs::path& p : std::vector<fs::path>(w.recent)) {
             try {
                 w.switchTo(SessionStore::open(p), false);
-                return;
+                return Touched::everything();
             } catch (const std::exception&) {
                 // Moved, deleted or damaged since: try the next one. It stays in the list so
                 // File > Open Recent can still say what is wrong with it.
@@ -295,6 +335,7 @@ void SessionModel::openDefault() {
         std::error_code ec;
         for (int i = 2; fs::exists(file, ec); ++i) file = folder / fmt::format("session-{}-{}.kxs", stamp, i);
         w.switchTo(SessionStore::create(file), false);
+        return Touched::everything();
     });
 }
 
@@ -312,6 +353,7 @@ void SessionModel::openDemo(const fs::path& demoFile) {
             fs::rename(temp, copy);
         }
         w.switchTo(SessionStore::open(copy), false);
+        return Touched::everything();
     });
 }
 
@@ -322,12 +364,13 @@ void SessionModel::openTemporary() {
         const fs::path folder = pattern;
         w.switchTo(SessionStore::create(folder / "scratch.kxs"), true);
         w.temporaryFolder = folder;
+        return Touched::everything();
     });
 }
 
 void SessionModel::keep(const std::string& name, const std::string& arch, const Config& config, const std::string& source,
                         std::shared_ptr<const CompileResult> compiled) {
-    enqueue("keep " + name, [=](Worker& w) { w.keep(name, arch, config, source, *compiled); });
+    enqueue("keep " + name, [=](Worker& w) { return Touched::variant(w.keep(name, arch, config, source, *compiled)); });
 }
 
 void SessionModel::recordRun(const std::string& name, const std::string& arch, const Config& config, const std::string& source,
@@ -335,11 +378,15 @@ void SessionModel::recordRun(const std::string& name, const std::string& arch, c
     enqueue("record the run of " + name, [=](Worker& w) {
         const std::int64_t id = w.keep(name, arch, config, source, *compiled);
         w.open().addRun(id, report, calibrationJsonFor(report.deviceName));
+        return Touched::variant(id);
     });
 }
 
 void SessionModel::rename(std::int64_t id, const std::string& newName) {
-    enqueue("rename the variant", [=](Worker& w) { w.open().renameVariant(id, newName); });
+    enqueue("rename the variant", [=](Worker& w) {
+        w.open().renameVariant(id, newName);
+        return Touched::variant(id);
+    });
 }
 
 void SessionModel::duplicate(std::int64_t id) {
@@ -349,27 +396,35 @@ void SessionModel::duplicate(std::int64_t id) {
         if (!v) throw InputError("the variant is gone");
         std::string name = v->name + " copy";
         for (int i = 2; s.findVariant(name); ++i) name = fmt::format("{} copy {}", v->name, i);
-        s.duplicateVariant(id, name);
+        return Touched::variant(s.duplicateVariant(id, name));
     });
 }
 
 void SessionModel::remove(std::int64_t id) {
-    enqueue("delete the variant", [=](Worker& w) { w.open().deleteVariant(id); });
+    enqueue("delete the variant", [=](Worker& w) {
+        w.open().deleteVariant(id);
+        return Touched::variant(id);  // its entry goes; no other variant changes
+    });
 }
 
 void SessionModel::setNotes(std::int64_t id, const std::string& notes) {
-    enqueue("save the notes", [=](Worker& w) { w.open().setNotes(id, notes); });
+    enqueue("save the notes", [=](Worker& w) {
+        w.open().setNotes(id, notes);
+        return Touched::variant(id);
+    });
 }
 
 void SessionModel::setTutorialProgress(const std::string& tutorialId, int step, const std::string& state) {
     enqueue("save the tutorial progress", [=](Worker& w) {
         if (w.store && !w.store->readOnly()) w.store->setTutorialProgress(tutorialId, step, state);
+        return Touched{Touched::Part::Tutorials};
     });
 }
 
 void SessionModel::saveEditorState(const std::string& json) {
     enqueue("save the editor state", [=](Worker& w) {
         if (w.store && !w.store->readOnly()) w.store->setEditorState(json);
+        return Touched{Touched::Part::EditorState};
     });
 }
 

@@ -2,9 +2,11 @@
 // variants the user kept, their artifacts and runs, and the editor state. Every change is written
 // at once (autosave): there is no unsaved state to lose.
 //
-// The file lives on a worker thread of its own: the UI thread asks for changes, which are
-// queued in order, and reads immutable SessionData snapshots posted back after each change
-// (variants, runs, and the Compare view's VariantSnapshots). Failures (a corrupt file, a taken
+// The file lives on a JobQueue worker of its own (one thread, so changes run one at a time in the
+// order asked): the UI thread asks for changes and reads immutable SessionData snapshots posted
+// back through a Mailbox after each change (variants, runs, and the Compare view's
+// VariantSnapshots). A change to one variant re-reads only that variant; the other entries are
+// copied from the previous snapshot (opening, Save As and failures re-read everything). Failures (a corrupt file, a taken
 // name) come back as error() and leave the session as it was. The destructor finishes every queued
 // change before closing the file, so quitting loses nothing that was asked for.
 //
@@ -16,21 +18,18 @@
 #pragma once
 
 #include "compile/compiler.hpp"
+#include "jobs/job_queue.hpp"
 #include "run/variant_run.hpp"
 #include "store/session_store.hpp"
 #include "util/data_paths.hpp"
 #include "variant_snapshot.hpp"
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace kx::app {
@@ -103,8 +102,8 @@ public:
     const SessionDataPtr& data() const { return m_data; }  // nullptr until a session is open
     bool isOpen() const { return m_data != nullptr; }
     bool readOnly() const { return m_data && m_data->readOnly; }
-    // Changes queued or being written.
-    bool busy() const;
+    // Changes queued, being written, or written but not yet applied by update().
+    bool busy() const { return m_unapplied > 0; }
     // Bumped whenever data() changes.
     std::uint64_t revision() const { return m_revision; }
     const std::vector<std::filesystem::path>& recent() const { return m_recent; }
@@ -118,8 +117,9 @@ public:
 
 private:
     struct Worker;
+    struct Touched;  // what a change touched: what the next snapshot must read again
     // Queues `change` on the worker; `what` names it in an error ("cannot rename: ...").
-    void enqueue(std::string what, std::function<void(Worker&)> change);
+    void enqueue(std::string what, std::function<Touched(Worker&)> change);
 
     std::unique_ptr<Worker> m_worker;
     SessionDataPtr m_data;
@@ -128,14 +128,10 @@ private:
     std::string m_error;
     std::string m_message;
 
-    // Posted by the worker, applied by update().
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<std::function<void(Worker&)>> m_queue;
-    int m_inFlight = 0;  // queued + running
-    std::vector<std::function<void()>> m_posted;
-    bool m_stopping = false;
-    std::thread m_thread;  // last: started when everything above exists
+    int m_unapplied = 0;  // changes asked for whose outcome update() has not applied yet
+
+    engine::Mailbox m_mailbox;   // outcomes posted by the worker, applied by update()
+    engine::JobQueue m_jobs{1};  // last: it joins before the mailbox and the worker's state go
 };
 
 }  // namespace kx::app
