@@ -1,13 +1,12 @@
 // SessionModel without the GUI: a burst of changes lands in order, each snapshot says what the
 // file says, a change to one variant leaves the other entries (and their VariantSnapshots) as
 // they were, a failure leaves the session as it was, and the destructor writes every queued change.
-// test_app does not link the app, so the model's two sources are compiled in here.
-#include "../../app/session_model.cpp"
-#include "../../app/variant_snapshot.cpp"
+#include "session_model.hpp"
 
 #include "gui_harness.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <thread>
