@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -223,6 +224,22 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
 
 }  // namespace
 
+namespace {
+
+// reply[key] as an int, fallback when absent; a value that is not an integer in int's range is a
+// malformed reply (converting it would be undefined behaviour).
+int replyInt(const nlohmann::json& reply, const char* key, int fallback) {
+    const auto it = reply.find(key);
+    if (it == reply.end() || it->is_null()) return fallback;
+    const bool inRange = it->is_number_unsigned()  ? it->get<unsigned long long>() <= static_cast<unsigned long long>(INT_MAX)
+                         : it->is_number_integer() ? it->get<long long>() >= INT_MIN && it->get<long long>() <= INT_MAX
+                                                   : false;
+    if (!inRange) throw InputError(std::string("the runner's reply: '") + key + "' is not an integer in range");
+    return static_cast<int>(it->get<long long>());
+}
+
+}  // namespace
+
 void applyRunReply(const nlohmann::json& reply, RunReport& report) {
     const nlohmann::json& dev = reply.at("device");
     report.deviceName = dev.value("name", "");
@@ -231,10 +248,10 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
     report.medianMs = t.at("median_ms");
     report.minMs = t.at("min_ms");
     report.maxMs = t.at("max_ms");
-    report.reps = reply.value("reps", 0);
-    report.rotationSets = reply.value("rotation_sets", 1);
-    report.registers = reply.value("registers", 0);
-    report.driverBlocksPerSm = reply.value("driver_blocks_per_sm", 0);
+    report.reps = replyInt(reply, "reps", 0);
+    report.rotationSets = replyInt(reply, "rotation_sets", 1);
+    report.registers = replyInt(reply, "registers", 0);
+    report.driverBlocksPerSm = replyInt(reply, "driver_blocks_per_sm", 0);
     const double seconds = report.medianMs * 1e-3;
     report.tflops = seconds > 0 ? report.flops / seconds / 1e12 : 0;
     report.gbps = seconds > 0 ? report.bytes / seconds / 1e9 : 0;

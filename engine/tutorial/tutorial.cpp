@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 namespace kx::engine {
@@ -326,7 +327,11 @@ Tutorial parseTutorial(const fs::path& file) {
     t.folder = file.parent_path();
     t.id = requiredAttr(file, root, "id");
     t.title = requiredAttr(file, root, "title");
-    if (const auto order = number(file, root, "order")) t.order = static_cast<int>(*order);
+    if (const auto order = number(file, root, "order")) {
+        if (!(*order >= -1e6 && *order <= 1e6) || *order != std::floor(*order))
+            fail(file, root->GetLineNum(), fmt::format("<tutorial> order=\"{}\" must be a whole number from -1000000 to 1000000", *order));
+        t.order = static_cast<int>(*order);
+    }
     if (t.id != t.folder.filename().string())
         fail(file, root->GetLineNum(), "id \"" + t.id + "\" must be the folder's name, \"" + t.folder.filename().string() + "\"");
     std::set<std::string> ids;

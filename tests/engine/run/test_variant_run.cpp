@@ -5,6 +5,7 @@
 #include "run/input_fill.hpp"
 #include "run/references/map.hpp"
 #include "run/variant_run.hpp"
+#include "util/error.hpp"
 #include "templates/template_library.hpp"
 
 #include <catch2/catch.hpp>
@@ -83,6 +84,16 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     noTiming.erase("timing");
     RunReport broken;
     CHECK_THROWS(applyRunReply(noTiming, broken));
+
+    // Found by fuzzing: a float beyond int's range as an integer field was converted with
+    // undefined behaviour; it is refused as a malformed reply.
+    for (const char* key : {"reps", "rotation_sets", "registers", "driver_blocks_per_sm"}) {
+        nlohmann::json huge = reply;
+        huge[key] = 4.2e77;
+        CHECK_THROWS_AS(applyRunReply(huge, broken), kx::engine::InputError);
+        huge[key] = 3000000000LL;
+        CHECK_THROWS_AS(applyRunReply(huge, broken), kx::engine::InputError);
+    }
 }
 
 TEST_CASE("a template without a reference is reported unchecked, not failed", "[run][report]") {

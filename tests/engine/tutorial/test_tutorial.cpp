@@ -173,6 +173,11 @@ TEST_CASE("malformed tutorials name the file and line", "[tutorial]") {
     CHECK(errorOf(R"(<tutorial id="demo" title="x">
 <step id="a" title="A"><action label="go"><open view="ptxx"/></action></step></tutorial>)")
               .find("tutorial.xml:2: unknown view 'ptxx'") != std::string::npos);
+    // Found by fuzzing: an order beyond int's range was converted with undefined behaviour.
+    CHECK(errorOf(R"(<tutorial id="demo" title="x" order="1.3e10"><step id="a" title="A"/></tutorial>)")
+              .find("tutorial.xml:1: <tutorial> order=\"13000000000\" must be a whole number") != std::string::npos);
+    CHECK(errorOf(R"(<tutorial id="demo" title="x" order="2.5"><step id="a" title="A"/></tutorial>)").find("must be a whole number") !=
+          std::string::npos);
 }
 
 TEST_CASE("the library skips a broken tutorial and keeps the others", "[tutorial]") {
