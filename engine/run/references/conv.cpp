@@ -50,6 +50,23 @@ long long outputCoord(const ConvDim& dim, long long i, long long t) {
     return o < dim.output ? o : -1;
 }
 
+// bwd_weight's walk: every (n, od, oh) row of output pixels whose taps z and y land inside the
+// input, in order, with the input coordinates id and ih they land on.
+template <class Visit>
+void forEachLandingRow(const ConvShape& s, long long z, long long y, Visit visit) {
+    const ConvDim &dd = s.spatial[0], &dh = s.spatial[1];
+    for (long long n = 0; n < s.N; ++n) {
+        for (long long od = 0; od < dd.output; ++od) {
+            const long long id = inputCoord(dd, od, z);
+            if (id < 0) continue;
+            for (long long oh = 0; oh < dh.output; ++oh) {
+                const long long ih = inputCoord(dh, oh, y);
+                if (ih >= 0) visit(n, od, id, oh, ih);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void conv_detail::tapHits(const ConvShape& s, const std::array<long long, 3>& pos, bool fromOutput, std::vector<TapHit>& hits) {
@@ -73,103 +90,68 @@ void conv_detail::tapHits(const ConvShape& s, const std::array<long long, 3>& po
 
 namespace {
 
-// [SECTION] Every output: one class per direction
+// [SECTION] Every output: one class for the gathering directions, one for bwd_weight
 //
 // Each splits its outputs into work items of outputsPerItem() outputs; compute() writes one
 // item's values, scales and indices in D's layout.
 
-// fwd: an item is an output pixel (n, od, oh, ow) and its G*K outputs; x as [n][d][h][w][g][c]
-// and w as [g][k][z][y][x][c], so the innermost loop walks c through both.
-class ForwardWork {
+// fwd and bwd_data: an item is a pixel (n, d, h, w) of the tensor written (y; dx) and its G*P
+// outputs, P being its channels (K; C), gathered from the pixels of the tensor read (x; dy) that
+// its taps meet. Each output sums over R reduced channels (C; K): the operand is held as
+// [n][d][h][w][g][r] and w as [g][p][z][y][x][r], so the innermost loop walks r through both.
+class GatherWork {
 public:
-    ForwardWork(const ConvShape& s, ConvLayout layout, const double* x, const double* w)
-        : m_s(s), m_yStrides(convOutputStrides(s, layout)) {
-        m_x = inOrder(x, convInputExtents(s), convInputStrides(s, layout), convInputStrides(s, ConvLayout::Nhwgc), m_xCopy);
-        m_w = inOrder(w, convFilterExtents(s), convFilterStrides(s, layout), convFilterStrides(s, ConvLayout::Nhwgc), m_wCopy);
-    }
-    long long items() const { return m_s.N * m_s.outputPixels(); }
-    long long outputsPerItem() const { return m_s.G * m_s.K; }
-
-    void compute(long long item, std::vector<TapHit>& hits, double* value, double* scale, long long* index) const {
-        const long long G = m_s.G, K = m_s.K, C = m_s.C, taps = m_s.taps();
-        const long long n = item / m_s.outputPixels(), pixel = item % m_s.outputPixels();
-        const auto pos = pixelCoords(pixel, m_s.spatial[1].output, m_s.spatial[2].output);
-        tapHits(m_s, pos, true, hits);
-        const long long first = indexOf(m_yStrides, {n, 0, 0, pos[0], pos[1], pos[2]});
-        for (long long g = 0; g < G; ++g) {
-            for (long long k = 0; k < K; ++k) {
-                const double* wRow = m_w + (g * K + k) * taps * C;
-                double sum = 0, magnitude = 0;
-                for (const TapHit& hit : hits) {
-                    const double* xr = m_x + ((n * m_s.inputPixels() + hit.pixel) * G + g) * C;
-                    const double* wr = wRow + hit.tap * C;
-                    for (long long c = 0; c < C; ++c) {
-                        const double term = xr[c] * wr[c];
-                        sum += term;
-                        magnitude += std::fabs(term);
-                    }
-                }
-                const long long j = g * K + k;
-                value[j] = sum;
-                scale[j] = magnitude;
-                index[j] = first + g * m_yStrides[1] + k * m_yStrides[2];
-            }
-        }
-    }
-
-private:
-    const ConvShape& m_s;
-    ConvAxes m_yStrides;
-    std::vector<double> m_xCopy, m_wCopy;
-    const double* m_x;
-    const double* m_w;
-};
-
-// bwd_data: an item is an input pixel (n, id, ih, iw) and its G*C outputs, gathered from the
-// output pixels its taps feed; dy as [n][d][h][w][g][k] and w as [g][z][y][x][c][k], so the
-// innermost loop walks k through both.
-class BackwardDataWork {
-public:
-    BackwardDataWork(const ConvShape& s, ConvLayout layout, const double* dy, const double* w)
-        : m_s(s), m_dxStrides(convInputStrides(s, layout)) {
-        m_dy = inOrder(dy, convOutputExtents(s), convOutputStrides(s, layout), convOutputStrides(s, ConvLayout::Nhwgc), m_dyCopy);
+    GatherWork(const ConvShape& s, ConvLayout layout, ConvDirection direction, const double* operand, const double* w)
+        : m_s(s), m_forward(direction == ConvDirection::Forward),
+          m_writtenStrides(m_forward ? convOutputStrides(s, layout) : convInputStrides(s, layout)),
+          m_channels(m_forward ? s.K : s.C), m_reduced(m_forward ? s.C : s.K),
+          m_readPixels(m_forward ? s.inputPixels() : s.outputPixels()) {
+        const ConvAxes operandExtents = m_forward ? convInputExtents(s) : convOutputExtents(s);
+        const ConvAxes operandStrides = m_forward ? convInputStrides(s, layout) : convOutputStrides(s, layout);
+        m_operand = inOrder(operand, operandExtents, operandStrides, denseStrides(operandExtents, {0, 3, 4, 5, 1, 2}), m_operandCopy);
         const ConvAxes filterExtents = convFilterExtents(s);
-        m_w = inOrder(w, filterExtents, convFilterStrides(s, layout), denseStrides(filterExtents, {0, 3, 4, 5, 2, 1}), m_wCopy);
+        const AxisOrder filterOrder = m_forward ? AxisOrder{0, 1, 3, 4, 5, 2} : AxisOrder{0, 2, 3, 4, 5, 1};
+        m_w = inOrder(w, filterExtents, convFilterStrides(s, layout), denseStrides(filterExtents, filterOrder), m_wCopy);
     }
-    long long items() const { return m_s.N * m_s.inputPixels(); }
-    long long outputsPerItem() const { return m_s.G * m_s.C; }
+    long long items() const { return m_s.N * writtenPixels(); }
+    long long outputsPerItem() const { return m_s.G * m_channels; }
 
     void compute(long long item, std::vector<TapHit>& hits, double* value, double* scale, long long* index) const {
-        const long long G = m_s.G, K = m_s.K, C = m_s.C, taps = m_s.taps();
-        const long long n = item / m_s.inputPixels(), pixel = item % m_s.inputPixels();
-        const auto pos = pixelCoords(pixel, m_s.spatial[1].input, m_s.spatial[2].input);
-        tapHits(m_s, pos, false, hits);
-        const long long first = indexOf(m_dxStrides, {n, 0, 0, pos[0], pos[1], pos[2]});
+        const long long G = m_s.G, P = m_channels, R = m_reduced, taps = m_s.taps();
+        const long long n = item / writtenPixels(), pixel = item % writtenPixels();
+        const ConvDim &dh = m_s.spatial[1], &dw = m_s.spatial[2];
+        const auto pos = m_forward ? pixelCoords(pixel, dh.output, dw.output) : pixelCoords(pixel, dh.input, dw.input);
+        tapHits(m_s, pos, m_forward, hits);
+        const long long first = indexOf(m_writtenStrides, {n, 0, 0, pos[0], pos[1], pos[2]});
         for (long long g = 0; g < G; ++g) {
-            for (long long c = 0; c < C; ++c) {
+            for (long long p = 0; p < P; ++p) {
                 double sum = 0, magnitude = 0;
                 for (const TapHit& hit : hits) {
-                    const double* dyr = m_dy + ((n * m_s.outputPixels() + hit.pixel) * G + g) * K;
-                    const double* wr = m_w + ((g * taps + hit.tap) * C + c) * K;
-                    for (long long k = 0; k < K; ++k) {
-                        const double term = dyr[k] * wr[k];
+                    const double* operandRow = m_operand + ((n * m_readPixels + hit.pixel) * G + g) * R;
+                    const double* wRow = m_w + ((g * P + p) * taps + hit.tap) * R;
+                    for (long long r = 0; r < R; ++r) {
+                        const double term = operandRow[r] * wRow[r];
                         sum += term;
                         magnitude += std::fabs(term);
                     }
                 }
-                const long long j = g * C + c;
+                const long long j = g * P + p;
                 value[j] = sum;
                 scale[j] = magnitude;
-                index[j] = first + g * m_dxStrides[1] + c * m_dxStrides[2];
+                index[j] = first + g * m_writtenStrides[1] + p * m_writtenStrides[2];
             }
         }
     }
 
 private:
+    long long writtenPixels() const { return m_forward ? m_s.outputPixels() : m_s.inputPixels(); }
+
     const ConvShape& m_s;
-    ConvAxes m_dxStrides;
-    std::vector<double> m_dyCopy, m_wCopy;
-    const double* m_dy;
+    bool m_forward;
+    ConvAxes m_writtenStrides;
+    long long m_channels, m_reduced, m_readPixels;
+    std::vector<double> m_operandCopy, m_wCopy;
+    const double* m_operand;
     const double* m_w;
 };
 
@@ -195,19 +177,11 @@ public:
         std::fill(value, value + C, 0.0);
         std::fill(scale, scale + C, 0.0);
         const double* dyRun = m_dy + (g * K + k) * m_s.N * m_s.outputPixels();
-        for (long long n = 0; n < m_s.N; ++n) {
-            for (long long od = 0; od < dd.output; ++od) {
-                const long long id = inputCoord(dd, od, filterPos[0]);
-                if (id < 0) continue;
-                for (long long oh = 0; oh < dh.output; ++oh) {
-                    const long long ih = inputCoord(dh, oh, filterPos[1]);
-                    if (ih < 0) continue;
-                    const double* dyRow = dyRun + (n * dd.output + od) * dh.output * dw.output + oh * dw.output;
-                    const double* xRow = m_x + ((n * dd.input + id) * dh.input + ih) * dw.input * G * C + g * C;
-                    addRow(dyRow, xRow, filterPos[2], value, scale);
-                }
-            }
-        }
+        forEachLandingRow(m_s, filterPos[0], filterPos[1], [&](long long n, long long od, long long id, long long oh, long long ih) {
+            const double* dyRow = dyRun + (n * dd.output + od) * dh.output * dw.output + oh * dw.output;
+            const double* xRow = m_x + ((n * dd.input + id) * dh.input + ih) * dw.input * G * C + g * C;
+            addRow(dyRow, xRow, filterPos[2], value, scale);
+        });
         const long long first = indexOf(m_dwStrides, {g, k, 0, filterPos[0], filterPos[1], filterPos[2]});
         for (long long c = 0; c < C; ++c) index[c] = first + c * m_dwStrides[2];
     }
@@ -260,17 +234,20 @@ void forEachSlab(const Work& work, long long reductionLength, const Consume& con
 
 // [SECTION] One output
 
-ConvTerms forwardAt(const ConvShape& s, ConvLayout layout, const double* x, const double* w, long long index) {
-    const ConvAxes y = coordsOf(index, convOutputExtents(s), convOutputStrides(s, layout));
-    const ConvAxes xs = convInputStrides(s, layout), ws = convFilterStrides(s, layout);
-    const long long n = y[0], g = y[1], k = y[2];
+// fwd and bwd_data at one output (n, g, i, pixel), i being k or c: the sum over the taps that land
+// and the `length` reduced channels r of data[n][g][r][tap's pixel] * w[g][..][..][tap], where
+// w's channel axis `weightFixedAxis` (1: k, 2: c) holds i and the other one r.
+ConvTerms gatherAt(const ConvShape& s, const ConvAxes& at, bool fromOutput, const double* data, const ConvAxes& ds,
+                   long long length, const double* w, const ConvAxes& ws, int weightFixedAxis) {
+    const long long n = at[0], g = at[1], i = at[2];
+    const long long fixedStride = ws[weightFixedAxis], reducedStride = ws[3 - weightFixedAxis];
     std::vector<TapHit> hits;
-    tapHits(s, {y[3], y[4], y[5]}, true, hits);
+    tapHits(s, {at[3], at[4], at[5]}, fromOutput, hits);
     ConvTerms t;
     for (const TapHit& hit : hits) {
-        for (long long c = 0; c < s.C; ++c) {
-            const double xv = x[n * xs[0] + g * xs[1] + c * xs[2] + hit.pixel * xs[5]];
-            const double term = xv * w[g * ws[0] + k * ws[1] + c * ws[2] + hit.tap * ws[5]];
+        for (long long r = 0; r < length; ++r) {
+            const double dv = data[n * ds[0] + g * ds[1] + r * ds[2] + hit.pixel * ds[5]];
+            const double term = dv * w[g * ws[0] + i * fixedStride + r * reducedStride + hit.tap * ws[5]];
             t.value += term;
             t.scale += std::fabs(term);
         }
@@ -278,50 +255,34 @@ ConvTerms forwardAt(const ConvShape& s, ConvLayout layout, const double* x, cons
     return t;
 }
 
+ConvTerms forwardAt(const ConvShape& s, ConvLayout layout, const double* x, const double* w, long long index) {
+    const ConvAxes y = coordsOf(index, convOutputExtents(s), convOutputStrides(s, layout));
+    return gatherAt(s, y, true, x, convInputStrides(s, layout), s.C, w, convFilterStrides(s, layout), 1);
+}
+
 ConvTerms backwardDataAt(const ConvShape& s, ConvLayout layout, const double* dy, const double* w, long long index) {
     const ConvAxes dx = coordsOf(index, convInputExtents(s), convInputStrides(s, layout));
-    const ConvAxes ys = convOutputStrides(s, layout), ws = convFilterStrides(s, layout);
-    const long long n = dx[0], g = dx[1], c = dx[2];
-    std::vector<TapHit> hits;
-    tapHits(s, {dx[3], dx[4], dx[5]}, false, hits);
-    ConvTerms t;
-    for (const TapHit& hit : hits) {
-        for (long long k = 0; k < s.K; ++k) {
-            const double dyv = dy[n * ys[0] + g * ys[1] + k * ys[2] + hit.pixel * ys[5]];
-            const double term = dyv * w[g * ws[0] + k * ws[1] + c * ws[2] + hit.tap * ws[5]];
-            t.value += term;
-            t.scale += std::fabs(term);
-        }
-    }
-    return t;
+    return gatherAt(s, dx, false, dy, convOutputStrides(s, layout), s.K, w, convFilterStrides(s, layout), 2);
 }
 
 ConvTerms backwardWeightAt(const ConvShape& s, ConvLayout layout, const double* dy, const double* x, long long index) {
     const ConvAxes dw = coordsOf(index, convFilterExtents(s), convFilterStrides(s, layout));
     const ConvAxes ys = convOutputStrides(s, layout), xs = convInputStrides(s, layout);
     const long long g = dw[0], k = dw[1], c = dw[2];
-    const ConvDim &depth = s.spatial[0], &height = s.spatial[1], &width = s.spatial[2];
+    const ConvDim& width = s.spatial[2];
     const double* dyChannel = dy + g * ys[1] + k * ys[2];
     const double* xChannel = x + g * xs[1] + c * xs[2];
     ConvTerms t;
-    for (long long n = 0; n < s.N; ++n) {
-        for (long long od = 0; od < depth.output; ++od) {
-            const long long id = inputCoord(depth, od, dw[3]);
-            if (id < 0) continue;
-            for (long long oh = 0; oh < height.output; ++oh) {
-                const long long ih = inputCoord(height, oh, dw[4]);
-                if (ih < 0) continue;
-                for (long long ow = 0; ow < width.output; ++ow) {
-                    const long long iw = inputCoord(width, ow, dw[5]);
-                    if (iw < 0) continue;
-                    const double dyv = dyChannel[n * ys[0] + od * ys[3] + oh * ys[4] + ow * ys[5]];
-                    const double term = dyv * xChannel[n * xs[0] + id * xs[3] + ih * xs[4] + iw * xs[5]];
-                    t.value += term;
-                    t.scale += std::fabs(term);
-                }
-            }
+    forEachLandingRow(s, dw[3], dw[4], [&](long long n, long long od, long long id, long long oh, long long ih) {
+        for (long long ow = 0; ow < width.output; ++ow) {
+            const long long iw = inputCoord(width, ow, dw[5]);
+            if (iw < 0) continue;
+            const double dyv = dyChannel[n * ys[0] + od * ys[3] + oh * ys[4] + ow * ys[5]];
+            const double term = dyv * xChannel[n * xs[0] + id * xs[3] + ih * xs[4] + iw * xs[5]];
+            t.value += term;
+            t.scale += std::fabs(term);
         }
-    }
+    });
     return t;
 }
 
@@ -331,8 +292,8 @@ void conv_detail::forEachOutput(const ConvShape& s, ConvLayout layout, ConvDirec
                                 const SlabConsumer& consume) {
     const long long length = convReductionLength(s, direction);
     switch (direction) {
-    case ConvDirection::Forward: forEachSlab(ForwardWork(s, layout, A, B), length, consume); break;
-    case ConvDirection::BackwardData: forEachSlab(BackwardDataWork(s, layout, A, B), length, consume); break;
+    case ConvDirection::Forward:
+    case ConvDirection::BackwardData: forEachSlab(GatherWork(s, layout, direction, A, B), length, consume); break;
     case ConvDirection::BackwardWeight: forEachSlab(BackwardWeightWork(s, layout, A, B), length, consume); break;
     }
 }
