@@ -34,3 +34,10 @@ private:
 };
 
 }  // namespace kx::runner
+
+// An API's entry points are named once, in a list macro taking X (`#define MY_FNS(X) X(cuptiFoo)
+// X(cuptiBar)`), and expanded twice: MY_FNS(KX_CUPTI_DECLARE) in the struct declares one null
+// pointer per entry point; MY_FNS(KX_CUPTI_RESOLVE) in its load() resolves each from `library`
+// and clears the local `complete` when one is missing (every one is tried).
+#define KX_CUPTI_DECLARE(name) decltype(&::name) name = nullptr;
+#define KX_CUPTI_RESOLVE(name) complete = library->resolve(name, #name) && complete;

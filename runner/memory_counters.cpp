@@ -31,65 +31,56 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// The Range Profiler's entry points (CUDA 12.6 and later), resolved from libcupti.
+// The Range Profiler's entry points (CUDA 12.6 and later), each named once (cupti_library.hpp).
+#define KX_RANGE_PROFILER_FNS(X) \
+    X(cuptiProfilerInitialize) \
+    X(cuptiProfilerDeInitialize) \
+    X(cuptiDeviceGetChipName) \
+    X(cuptiProfilerGetCounterAvailability) \
+    X(cuptiProfilerHostInitialize) \
+    X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostConfigAddMetrics) \
+    X(cuptiProfilerHostGetConfigImageSize) \
+    X(cuptiProfilerHostGetConfigImage) \
+    X(cuptiProfilerHostGetNumOfPasses) \
+    X(cuptiProfilerHostEvaluateToGpuValues) \
+    X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) \
+    X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) \
+    X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) \
+    X(cuptiRangeProfilerStop) \
+    X(cuptiRangeProfilerPushRange) \
+    X(cuptiRangeProfilerPopRange) \
+    X(cuptiRangeProfilerDecodeData)
+
+// The Range Profiler's entry points, resolved from libcupti.
 struct RangeApi {
     const CuptiLibrary* library = nullptr;
-#define KX_CUPTI_FN(name) decltype(&::name) name = nullptr
-    KX_CUPTI_FN(cuptiProfilerInitialize);
-    KX_CUPTI_FN(cuptiProfilerDeInitialize);
-    KX_CUPTI_FN(cuptiDeviceGetChipName);
-    KX_CUPTI_FN(cuptiProfilerGetCounterAvailability);
-    KX_CUPTI_FN(cuptiProfilerHostInitialize);
-    KX_CUPTI_FN(cuptiProfilerHostDeinitialize);
-    KX_CUPTI_FN(cuptiProfilerHostConfigAddMetrics);
-    KX_CUPTI_FN(cuptiProfilerHostGetConfigImageSize);
-    KX_CUPTI_FN(cuptiProfilerHostGetConfigImage);
-    KX_CUPTI_FN(cuptiProfilerHostGetNumOfPasses);
-    KX_CUPTI_FN(cuptiProfilerHostEvaluateToGpuValues);
-    KX_CUPTI_FN(cuptiRangeProfilerEnable);
-    KX_CUPTI_FN(cuptiRangeProfilerDisable);
-    KX_CUPTI_FN(cuptiRangeProfilerGetCounterDataSize);
-    KX_CUPTI_FN(cuptiRangeProfilerCounterDataImageInitialize);
-    KX_CUPTI_FN(cuptiRangeProfilerSetConfig);
-    KX_CUPTI_FN(cuptiRangeProfilerStart);
-    KX_CUPTI_FN(cuptiRangeProfilerStop);
-    KX_CUPTI_FN(cuptiRangeProfilerPushRange);
-    KX_CUPTI_FN(cuptiRangeProfilerPopRange);
-    KX_CUPTI_FN(cuptiRangeProfilerDecodeData);
-#undef KX_CUPTI_FN
+    KX_RANGE_PROFILER_FNS(KX_CUPTI_DECLARE)
 
     bool load(std::string* error) {
         library = CuptiLibrary::open("Hardware counters", error);
         if (!library) return false;
         bool complete = true;
-        auto resolve = [&](auto& fn, const char* name) { complete = library->resolve(fn, name) && complete; };
-        resolve(cuptiProfilerInitialize, "cuptiProfilerInitialize");
-        resolve(cuptiProfilerDeInitialize, "cuptiProfilerDeInitialize");
-        resolve(cuptiDeviceGetChipName, "cuptiDeviceGetChipName");
-        resolve(cuptiProfilerGetCounterAvailability, "cuptiProfilerGetCounterAvailability");
-        resolve(cuptiProfilerHostInitialize, "cuptiProfilerHostInitialize");
-        resolve(cuptiProfilerHostDeinitialize, "cuptiProfilerHostDeinitialize");
-        resolve(cuptiProfilerHostConfigAddMetrics, "cuptiProfilerHostConfigAddMetrics");
-        resolve(cuptiProfilerHostGetConfigImageSize, "cuptiProfilerHostGetConfigImageSize");
-        resolve(cuptiProfilerHostGetConfigImage, "cuptiProfilerHostGetConfigImage");
-        resolve(cuptiProfilerHostGetNumOfPasses, "cuptiProfilerHostGetNumOfPasses");
-        resolve(cuptiProfilerHostEvaluateToGpuValues, "cuptiProfilerHostEvaluateToGpuValues");
-        resolve(cuptiRangeProfilerEnable, "cuptiRangeProfilerEnable");
-        resolve(cuptiRangeProfilerDisable, "cuptiRangeProfilerDisable");
-        resolve(cuptiRangeProfilerGetCounterDataSize, "cuptiRangeProfilerGetCounterDataSize");
-        resolve(cuptiRangeProfilerCounterDataImageInitialize, "cuptiRangeProfilerCounterDataImageInitialize");
-        resolve(cuptiRangeProfilerSetConfig, "cuptiRangeProfilerSetConfig");
-        resolve(cuptiRangeProfilerStart, "cuptiRangeProfilerStart");
-        resolve(cuptiRangeProfilerStop, "cuptiRangeProfilerStop");
-        resolve(cuptiRangeProfilerPushRange, "cuptiRangeProfilerPushRange");
-        resolve(cuptiRangeProfilerPopRange, "cuptiRangeProfilerPopRange");
-        resolve(cuptiRangeProfilerDecodeData, "cuptiRangeProfilerDecodeData");
+        KX_RANGE_PROFILER_FNS(KX_CUPTI_RESOLVE)
         if (!complete) *error = "this libcupti has no Range Profiler (CUDA 12.6 or later is needed for hardware counters)";
         return complete;
     }
 
     void check(CUptiResult status, const char* what) const {
         if (status != CUPTI_SUCCESS) throw CuptiFailure(std::string(what) + " failed: " + library->describe(status));
+    }
+
+    // Calls fn with a parameter block that `fill` completes, throwing CuptiFailure naming `what`
+    // when it fails; returns the block, with what CUPTI wrote into it.
+    template <class Params, class Fill>
+    Params call(CUptiResult (*fn)(Params*), size_t structSize, const char* what, Fill fill) const {
+        auto p = params<Params>(structSize);
+        fill(p);
+        check(fn(&p), what);
+        return p;
     }
 };
 
@@ -129,12 +120,10 @@ struct RangeSession {
     // The host side: the chip's counters available on this context, and the configuration image
     // that programs them for our metrics. Returns the number of passes it needs.
     size_t configureHost(DeviceContext& ctx) {
-        auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-        api.check(api.cuptiProfilerInitialize(&init), "initialising CUPTI's profiler");
+        api.call(api.cuptiProfilerInitialize, CUpti_Profiler_Initialize_Params_STRUCT_SIZE, "initialising CUPTI's profiler", [](auto&) {});
         initialized = true;
-        auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-        chip.deviceIndex = static_cast<size_t>(ctx.info().index);
-        api.check(api.cuptiDeviceGetChipName(&chip), "naming the GPU's chip");
+        const auto chip = api.call(api.cuptiDeviceGetChipName, CUpti_Device_GetChipName_Params_STRUCT_SIZE, "naming the GPU's chip",
+                                   [&](auto& p) { p.deviceIndex = static_cast<size_t>(ctx.info().index); });
         auto availability = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
         availability.ctx = ctx.context();
         api.check(api.cuptiProfilerGetCounterAvailability(&availability), "asking which counters are available");
@@ -142,107 +131,110 @@ struct RangeSession {
         availability.pCounterAvailabilityImage = image.data();
         api.check(api.cuptiProfilerGetCounterAvailability(&availability), "reading which counters are available");
 
-        auto hostInit = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-        hostInit.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        hostInit.pChipName = chip.pChipName;
-        hostInit.pCounterAvailabilityImage = image.data();
-        api.check(api.cuptiProfilerHostInitialize(&hostInit), "initialising the metric evaluator");
-        host = hostInit.pHostObject;
-        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-        add.pHostObject = host;
-        add.ppMetricNames = metrics.data();
-        add.numMetrics = metrics.size();
-        api.check(api.cuptiProfilerHostConfigAddMetrics(&add), "adding the memory metrics");
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-        size.pHostObject = host;
-        api.check(api.cuptiProfilerHostGetConfigImageSize(&size), "sizing the counter configuration");
-        config.resize(size.configImageSize);
-        auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-        get.pHostObject = host;
-        get.configImageSize = config.size();
-        get.pConfigImage = config.data();
-        api.check(api.cuptiProfilerHostGetConfigImage(&get), "making the counter configuration");
-        auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-        passes.configImageSize = config.size();
-        passes.pConfigImage = config.data();
-        api.check(api.cuptiProfilerHostGetNumOfPasses(&passes), "counting the passes");
-        return passes.numOfPasses;
+        host = api.call(api.cuptiProfilerHostInitialize, CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, "initialising the metric evaluator",
+                        [&](auto& p) {
+                            p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+                            p.pChipName = chip.pChipName;
+                            p.pCounterAvailabilityImage = image.data();
+                        })
+                   .pHostObject;
+        api.call(api.cuptiProfilerHostConfigAddMetrics, CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, "adding the memory metrics",
+                 [&](auto& p) {
+                     p.pHostObject = host;
+                     p.ppMetricNames = metrics.data();
+                     p.numMetrics = metrics.size();
+                 });
+        config.resize(api.call(api.cuptiProfilerHostGetConfigImageSize, CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+                               "sizing the counter configuration", [&](auto& p) { p.pHostObject = host; })
+                          .configImageSize);
+        api.call(api.cuptiProfilerHostGetConfigImage, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, "making the counter configuration",
+                 [&](auto& p) {
+                     p.pHostObject = host;
+                     p.configImageSize = config.size();
+                     p.pConfigImage = config.data();
+                 });
+        return api.call(api.cuptiProfilerHostGetNumOfPasses, CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, "counting the passes",
+                        [&](auto& p) {
+                            p.configImageSize = config.size();
+                            p.pConfigImage = config.data();
+                        })
+            .numOfPasses;
     }
 
     // The target side: one user range, replayed by us once per pass.
     void configureTarget(DeviceContext& ctx) {
-        auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-        enable.ctx = ctx.context();
-        api.check(api.cuptiRangeProfilerEnable(&enable), "enabling the range profiler");
-        profiler = enable.pRangeProfilerObject;
-        auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-        size.pRangeProfilerObject = profiler;
-        size.pMetricNames = metrics.data();
-        size.numMetrics = metrics.size();
-        size.maxNumOfRanges = kRanges;
-        size.maxNumRangeTreeNodes = kRanges;
-        api.check(api.cuptiRangeProfilerGetCounterDataSize(&size), "sizing the counter data");
+        profiler = api.call(api.cuptiRangeProfilerEnable, CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, "enabling the range profiler",
+                            [&](auto& p) { p.ctx = ctx.context(); })
+                       .pRangeProfilerObject;
+        const auto size = onProfiler(api.cuptiRangeProfilerGetCounterDataSize, CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
+                                     "sizing the counter data", [&](auto& p) {
+                                         p.pMetricNames = metrics.data();
+                                         p.numMetrics = metrics.size();
+                                         p.maxNumOfRanges = kRanges;
+                                         p.maxNumRangeTreeNodes = kRanges;
+                                     });
         counterData.assign(size.counterDataSize, 0);
-        auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-        init.pRangeProfilerObject = profiler;
-        init.counterDataSize = counterData.size();
-        init.pCounterData = counterData.data();
-        api.check(api.cuptiRangeProfilerCounterDataImageInitialize(&init), "preparing the counter data");
-        auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-        set.pRangeProfilerObject = profiler;
-        set.configSize = config.size();
-        set.pConfig = config.data();
-        set.counterDataImageSize = counterData.size();
-        set.pCounterDataImage = counterData.data();
-        set.range = CUPTI_UserRange;
-        set.replayMode = CUPTI_UserReplay;
-        set.maxRangesPerPass = kRanges;
-        set.numNestingLevels = 1;
-        set.minNestingLevel = 1;
-        set.passIndex = 0;
-        set.targetNestingLevel = 1;
-        api.check(api.cuptiRangeProfilerSetConfig(&set), "configuring the range profiler");
+        onProfiler(api.cuptiRangeProfilerCounterDataImageInitialize, CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
+                   "preparing the counter data", [&](auto& p) {
+                       p.counterDataSize = counterData.size();
+                       p.pCounterData = counterData.data();
+                   });
+        onProfiler(api.cuptiRangeProfilerSetConfig, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, "configuring the range profiler",
+                   [&](auto& p) {
+                       p.configSize = config.size();
+                       p.pConfig = config.data();
+                       p.counterDataImageSize = counterData.size();
+                       p.pCounterDataImage = counterData.data();
+                       p.range = CUPTI_UserRange;
+                       p.replayMode = CUPTI_UserReplay;
+                       p.maxRangesPerPass = kRanges;
+                       p.numNestingLevels = 1;
+                       p.minNestingLevel = 1;
+                       p.passIndex = 0;
+                       p.targetNestingLevel = 1;
+                   });
     }
 
     // One pass: the range holds exactly one run. Returns whether CUPTI has every pass it needs.
     bool pass(const std::function<void()>& runOnce) {
-        auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-        start.pRangeProfilerObject = profiler;
-        api.check(api.cuptiRangeProfilerStart(&start), "starting the range profiler");
-        auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-        push.pRangeProfilerObject = profiler;
-        push.pRangeName = "run";
-        api.check(api.cuptiRangeProfilerPushRange(&push), "opening the range");
+        onProfiler(api.cuptiRangeProfilerStart, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, "starting the range profiler");
+        onProfiler(api.cuptiRangeProfilerPushRange, CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE, "opening the range",
+                   [](auto& p) { p.pRangeName = "run"; });
         runOnce();
-        auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-        pop.pRangeProfilerObject = profiler;
-        api.check(api.cuptiRangeProfilerPopRange(&pop), "closing the range");
-        auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-        stop.pRangeProfilerObject = profiler;
-        api.check(api.cuptiRangeProfilerStop(&stop), "stopping the range profiler");
+        onProfiler(api.cuptiRangeProfilerPopRange, CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE, "closing the range");
+        const auto stop = onProfiler(api.cuptiRangeProfilerStop, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, "stopping the range profiler");
         return stop.isAllPassSubmitted != 0;
     }
 
     void decode() {
-        auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-        decode.pRangeProfilerObject = profiler;
-        api.check(api.cuptiRangeProfilerDecodeData(&decode), "decoding the counters");
+        const auto decode = onProfiler(api.cuptiRangeProfilerDecodeData, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, "decoding the counters");
         if (decode.numOfRangeDropped > 0) throw CuptiFailure("a profiled range was dropped by CUPTI");
     }
 
     // The metrics of range `index` (0: the run), after decode().
     std::vector<double> evaluate(size_t index) {
         std::vector<double> values(metrics.size(), 0.0);
-        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        eval.pHostObject = host;
-        eval.pCounterDataImage = counterData.data();
-        eval.counterDataImageSize = counterData.size();
-        eval.rangeIndex = index;
-        eval.ppMetricNames = metrics.data();
-        eval.numMetrics = metrics.size();
-        eval.pMetricValues = values.data();
-        api.check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "evaluating the metrics");
+        api.call(api.cuptiProfilerHostEvaluateToGpuValues, CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, "evaluating the metrics",
+                 [&](auto& p) {
+                     p.pHostObject = host;
+                     p.pCounterDataImage = counterData.data();
+                     p.counterDataImageSize = counterData.size();
+                     p.rangeIndex = index;
+                     p.ppMetricNames = metrics.data();
+                     p.numMetrics = metrics.size();
+                     p.pMetricValues = values.data();
+                 });
         return values;
+    }
+
+private:
+    // A call on the range profiler object: `fill` adds what the call needs beyond it.
+    template <class Params, class Fill = void (*)(Params&)>
+    Params onProfiler(CUptiResult (*fn)(Params*), size_t structSize, const char* what, Fill fill = [](Params&) {}) {
+        return api.call(fn, structSize, what, [&](Params& p) {
+            p.pRangeProfilerObject = profiler;
+            fill(p);
+        });
     }
 };
 

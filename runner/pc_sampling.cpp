@@ -11,6 +11,17 @@
 
 namespace kx::runner {
 
+// The CUPTI entry points sampling needs, each named once (cupti_library.hpp).
+#define KX_PC_SAMPLING_FNS(X) \
+    X(cuptiPCSamplingEnable) \
+    X(cuptiPCSamplingDisable) \
+    X(cuptiPCSamplingStart) \
+    X(cuptiPCSamplingStop) \
+    X(cuptiPCSamplingGetData) \
+    X(cuptiPCSamplingSetConfigurationAttribute) \
+    X(cuptiPCSamplingGetNumStallReasons) \
+    X(cuptiPCSamplingGetStallReasons)
+
 // The CUPTI entry points sampling needs, resolved from libcupti at run time.
 struct PcSampler::Api {
     const CuptiLibrary* library = nullptr;
@@ -19,30 +30,13 @@ struct PcSampler::Api {
     std::vector<CUpti_PCSamplingPCData> pcs;
     std::vector<std::vector<CUpti_PCSamplingStallReason>> pcReasons;
     CUpti_PCSamplingData data = {};
-#define KX_CUPTI_FN(name) decltype(&::name) name = nullptr
-    KX_CUPTI_FN(cuptiPCSamplingEnable);
-    KX_CUPTI_FN(cuptiPCSamplingDisable);
-    KX_CUPTI_FN(cuptiPCSamplingStart);
-    KX_CUPTI_FN(cuptiPCSamplingStop);
-    KX_CUPTI_FN(cuptiPCSamplingGetData);
-    KX_CUPTI_FN(cuptiPCSamplingSetConfigurationAttribute);
-    KX_CUPTI_FN(cuptiPCSamplingGetNumStallReasons);
-    KX_CUPTI_FN(cuptiPCSamplingGetStallReasons);
-#undef KX_CUPTI_FN
+    KX_PC_SAMPLING_FNS(KX_CUPTI_DECLARE)
 
     bool load(std::string* error) {
         library = CuptiLibrary::open("PC sampling", error);
         if (!library) return false;
         bool complete = true;
-        auto resolve = [&](auto& fn, const char* name) { complete = library->resolve(fn, name) && complete; };
-        resolve(cuptiPCSamplingEnable, "cuptiPCSamplingEnable");
-        resolve(cuptiPCSamplingDisable, "cuptiPCSamplingDisable");
-        resolve(cuptiPCSamplingStart, "cuptiPCSamplingStart");
-        resolve(cuptiPCSamplingStop, "cuptiPCSamplingStop");
-        resolve(cuptiPCSamplingGetData, "cuptiPCSamplingGetData");
-        resolve(cuptiPCSamplingSetConfigurationAttribute, "cuptiPCSamplingSetConfigurationAttribute");
-        resolve(cuptiPCSamplingGetNumStallReasons, "cuptiPCSamplingGetNumStallReasons");
-        resolve(cuptiPCSamplingGetStallReasons, "cuptiPCSamplingGetStallReasons");
+        KX_PC_SAMPLING_FNS(KX_CUPTI_RESOLVE)
         if (!complete) *error = "this libcupti has no PC Sampling API (CUDA 11.3 or later is needed)";
         return complete;
     }
