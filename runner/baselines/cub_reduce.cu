@@ -3,6 +3,7 @@
 // max), n. Writes its one float to the output buffer when the manifest asks.
 #include "baselines/baseline_factories.hpp"
 #include "baselines/cub_step.hpp"
+#include "baselines/float_operators.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_bf16.h>
@@ -14,13 +15,6 @@
 
 namespace kx::runner {
 namespace {
-
-struct SumF {
-    __host__ __device__ float operator()(float a, float b) const { return a + b; }
-};
-struct MaxF {
-    __host__ __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
 
 // Calls call(T*, op, init) with the input type and operator named by dtype and op.
 template <class Call>

@@ -10,6 +10,8 @@
 //   output   none: the result is dense (unique keys, aggregates, number of groups), not the
 //            template's hash table, so the manifest asks for no output.
 #include "baselines/baseline_factories.hpp"
+#include "baselines/cub_step.hpp"
+#include "baselines/float_operators.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -21,16 +23,6 @@
 
 namespace kx::runner {
 namespace {
-
-struct SumF {
-    __host__ __device__ float operator()(float a, float b) const { return a + b; }
-};
-struct MinF {
-    __host__ __device__ float operator()(float a, float b) const { return fminf(a, b); }
-};
-struct MaxF {
-    __host__ __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
 
 class CubReduceByKey : public BaselineInstance {
 public:
@@ -53,22 +45,17 @@ public:
         m_uniqueKeys.emplace(ctx, bytes);
         m_aggregates.emplace(ctx, bytes);
         m_numRuns.emplace(ctx, sizeof(int));
-        std::size_t sortBytes = 0, reduceBytes = 0;
-        check(sortStep(nullptr, sortBytes), "sizing the sort");
-        check(reduceStep(nullptr, reduceBytes), "sizing the reduction");
-        m_tempBytes = std::max(sortBytes, reduceBytes);
-        m_temp.emplace(ctx, m_tempBytes);
+        m_steps.emplace(ctx,
+                        std::vector<CubSequence::Step>{
+                            {"sizing the sort", "sorting", [this](void* temp, std::size_t& bytes) { return sortStep(temp, bytes); }},
+                            {"sizing the reduction", "reducing", [this](void* temp, std::size_t& bytes) { return reduceStep(temp, bytes); }}},
+                        check);
     }
 
     std::string label() const override {
         return m_agg == "count" ? "CUB SortKeys + RunLengthEncode i32" : "CUB SortPairs + ReduceByKey i32/f32 " + m_agg;
     }
-    void run() override {
-        std::size_t bytes = m_tempBytes;
-        check(sortStep(reinterpret_cast<void*>(m_temp->ptr), bytes), "sorting");
-        bytes = m_tempBytes;
-        check(reduceStep(reinterpret_cast<void*>(m_temp->ptr), bytes), "reducing");
-    }
+    void run() override { m_steps->run(); }
 
 private:
     // With temp == nullptr, only sets bytes.
@@ -101,8 +88,8 @@ private:
     long long m_n;
     std::string m_agg;
     CUdeviceptr m_keys = 0, m_values = 0;
-    std::size_t m_tempBytes = 0;
-    std::optional<DeviceBuffer> m_sortedKeys, m_sortedValues, m_uniqueKeys, m_aggregates, m_numRuns, m_temp;
+    std::optional<DeviceBuffer> m_sortedKeys, m_sortedValues, m_uniqueKeys, m_aggregates, m_numRuns;
+    std::optional<CubSequence> m_steps;
 };
 
 }  // namespace

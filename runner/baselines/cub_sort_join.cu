@@ -12,6 +12,7 @@
 //   output   none: the pairs (probe row, build payload) and their count go to buffers of its own
 //            (np pairs at most, enough when build keys are unique), in sorted-key order.
 #include "baselines/baseline_factories.hpp"
+#include "baselines/cub_step.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -94,11 +95,12 @@ public:
         m_outRows.emplace(ctx, probeBytes);
         m_outVals.emplace(ctx, probeBytes);
         m_count.emplace(ctx, sizeof(unsigned));
-        std::size_t buildTemp = 0, probeTemp = 0;
-        check(sortBuild(nullptr, buildTemp), "sizing the build sort");
-        check(sortProbe(nullptr, probeTemp), "sizing the probe sort");
-        m_tempBytes = std::max(buildTemp, probeTemp);
-        m_temp.emplace(ctx, m_tempBytes);
+        m_sorts.emplace(
+            ctx,
+            std::vector<CubSequence::Step>{
+                {"sizing the build sort", "sorting the build side", [this](void* temp, std::size_t& bytes) { return sortBuild(temp, bytes); }},
+                {"sizing the probe sort", "sorting the probe side", [this](void* temp, std::size_t& bytes) { return sortProbe(temp, bytes); }}},
+            check);
         // The probe rows' numbers, sorted along with their keys; the sort only reads them, so once is enough.
         iotaKernel<<<1024, 256>>>(as<int>(m_probeRows), m_np);
         check(cudaGetLastError(), "numbering the probe rows");
@@ -106,10 +108,7 @@ public:
 
     std::string label() const override { return "CUB SortPairs x2 + merge join i32"; }
     void run() override {
-        std::size_t bytes = m_tempBytes;
-        check(sortBuild(reinterpret_cast<void*>(m_temp->ptr), bytes), "sorting the build side");
-        bytes = m_tempBytes;
-        check(sortProbe(reinterpret_cast<void*>(m_temp->ptr), bytes), "sorting the probe side");
+        m_sorts->run();
         check(cudaMemsetAsync(reinterpret_cast<void*>(m_count->ptr), 0, sizeof(unsigned)), "clearing the count");
         const int blocks = static_cast<int>(std::min<long long>((static_cast<long long>(m_np) + 255) / 256, 4096));
         mergeJoinKernel<<<blocks, 256>>>(as<int>(m_sortedBuildKeys), as<int>(m_sortedBuildVals), m_nb, as<int>(m_sortedProbeKeys),
@@ -135,9 +134,9 @@ private:
 
     int m_nb, m_np;
     CUdeviceptr m_bkeys = 0, m_bvals = 0, m_pkeys = 0;
-    std::size_t m_tempBytes = 0;
     std::optional<DeviceBuffer> m_sortedBuildKeys, m_sortedBuildVals, m_probeRows, m_sortedProbeKeys, m_sortedProbeRows;
-    std::optional<DeviceBuffer> m_outRows, m_outVals, m_count, m_temp;
+    std::optional<DeviceBuffer> m_outRows, m_outVals, m_count;
+    std::optional<CubSequence> m_sorts;
 };
 
 }  // namespace
