@@ -86,36 +86,31 @@ private:
     const CodeLinks& m_links;
 };
 
-class CodeLinks::PtxDecorator final : public CodeDecorator {
+// A PTX or SASS pane: each line takes the band and highlight of the source line it came from,
+// and its opcode's tooltip. SassDecorator adds its columns on top.
+class CodeLinks::ListingDecorator : public CodeDecorator {
 public:
-    explicit PtxDecorator(const CodeLinks& links) : m_links(links) {}
+    ListingDecorator(const CodeLinks& links, CodePane pane) : m_links(links), m_pane(pane) {}
     ImU32 band(int line) const override {
-        const int s = m_links.m_map.sourceOfPtxLine(line);
+        const int s = m_links.sourceOf(m_pane, line);
         return s > 0 ? m_links.bandColour(s) : 0;
     }
     ImU32 highlight(int line) const override {
-        const int s = m_links.m_map.sourceOfPtxLine(line);
+        const int s = m_links.sourceOf(m_pane, line);
         return s > 0 && s == m_links.active() ? m_links.highlightColour(s) : 0;
     }
     bool textTooltip(int line, std::string_view text, int column) const override {
-        return m_links.opcodeTooltip(CodePane::Ptx, line, text, column);
+        return m_links.opcodeTooltip(m_pane, line, text, column);
     }
 
-private:
+protected:
     const CodeLinks& m_links;
+    const CodePane m_pane;
 };
 
-class CodeLinks::SassDecorator final : public CodeDecorator {
+class CodeLinks::SassDecorator final : public ListingDecorator {
 public:
-    explicit SassDecorator(const CodeLinks& links) : m_links(links) {}
-    ImU32 band(int line) const override {
-        const int s = m_links.m_map.sourceOfSassLine(line);
-        return s > 0 ? m_links.bandColour(s) : 0;
-    }
-    ImU32 highlight(int line) const override {
-        const int s = m_links.m_map.sourceOfSassLine(line);
-        return s > 0 && s == m_links.active() ? m_links.highlightColour(s) : 0;
-    }
+    explicit SassDecorator(const CodeLinks& links) : ListingDecorator(links, CodePane::Sass) {}
     // Columns: live registers (when known), control codes (when decoded), spills (when any);
     // decided once per listing (update()), not per cell.
     void update() {
@@ -188,10 +183,6 @@ public:
         ImGui::EndTooltip();
         return true;
     }
-    bool textTooltip(int line, std::string_view text, int column) const override {
-        return m_links.opcodeTooltip(CodePane::Sass, line, text, column);
-    }
-
     static void describeControl(const engine::ControlCode& c) {
         ImGui::Text("Control bits %s", c.text().c_str());
         ImGui::BulletText("stall %d cycle%s before the next instruction issues%s", c.stall, c.stall == 1 ? "" : "s",
@@ -211,7 +202,6 @@ public:
 private:
     enum class Column { Live, Control, Spill };
     const std::vector<Column>& columns() const { return m_columns; }
-    const CodeLinks& m_links;
     std::vector<Column> m_columns;
 };
 
@@ -224,7 +214,7 @@ CodeLinks::CodeLinks(const std::filesystem::path& dataRoot, const Theme& theme) 
         m_docsError = e.what();
     }
     m_sourceDecorator = std::make_unique<SourceDecorator>(*this);
-    m_ptxDecorator = std::make_unique<PtxDecorator>(*this);
+    m_ptxDecorator = std::make_unique<ListingDecorator>(*this, CodePane::Ptx);
     m_sassDecorator = std::make_unique<SassDecorator>(*this);
 }
 

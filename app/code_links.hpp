@@ -65,7 +65,7 @@ public:
 private:
     enum class SassState { None, Running, Ready, Unavailable };
     class SourceDecorator;
-    class PtxDecorator;
+    class ListingDecorator;
     class SassDecorator;
 
     void rebuildMap();
@@ -87,7 +87,7 @@ private:
     int m_hoveredSource = 0, m_selectedSource = 0;
 
     std::unique_ptr<SourceDecorator> m_sourceDecorator;
-    std::unique_ptr<PtxDecorator> m_ptxDecorator;
+    std::unique_ptr<ListingDecorator> m_ptxDecorator;
     std::unique_ptr<SassDecorator> m_sassDecorator;
 
     std::shared_ptr<engine::Job> m_job;

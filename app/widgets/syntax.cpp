@@ -105,6 +105,23 @@ std::size_t blockComment(std::string_view s, std::size_t start, std::size_t from
     return stop;
 }
 
+// Blanks and comments, which CUDA and PTX write alike: true when one starts at i, with i moved past
+// it (past the line's end for a line comment, which runs to it).
+bool skipBlankOrComment(std::string_view s, std::size_t& i, bool& inBlock, std::vector<SyntaxToken>& out) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t') {
+        ++i;
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+        push(out, i, s.size() - i, SyntaxClass::Comment);
+        i = s.size();
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+        i = blockComment(s, i, i + 2, inBlock, out);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 // [SECTION] CUDA
 
 void tokenizeCuda(std::string_view s, bool& inBlock, std::vector<SyntaxToken>& out) {
@@ -112,15 +129,9 @@ void tokenizeCuda(std::string_view s, bool& inBlock, std::vector<SyntaxToken>& o
     if (inBlock) i = blockComment(s, 0, 0, inBlock, out);
     bool afterInclude = false;
     while (i < s.size()) {
+        if (skipBlankOrComment(s, i, inBlock, out)) continue;
         const char c = s[i];
-        if (c == ' ' || c == '\t') {
-            ++i;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-            push(out, i, s.size() - i, SyntaxClass::Comment);
-            return;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-            i = blockComment(s, i, i + 2, inBlock, out);
-        } else if (c == '#' && s.find_first_not_of(" \t") == i) {
+        if (c == '#' && s.find_first_not_of(" \t") == i) {
             std::size_t j = i + 1;
             while (j < s.size() && (s[j] == ' ')) ++j;
             while (j < s.size() && isIdentChar(s[j])) ++j;
@@ -165,15 +176,9 @@ void tokenizePtx(std::string_view s, bool& inBlock, std::vector<SyntaxToken>& ou
     if (inBlock) i = blockComment(s, 0, 0, inBlock, out);
     bool expectOpcode = true;  // the first word of a statement is its opcode
     while (i < s.size()) {
+        if (skipBlankOrComment(s, i, inBlock, out)) continue;
         const char c = s[i];
-        if (c == ' ' || c == '\t') {
-            ++i;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-            push(out, i, s.size() - i, SyntaxClass::Comment);
-            return;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-            i = blockComment(s, i, i + 2, inBlock, out);
-        } else if (c == '"') {
+        if (c == '"') {
             const int n = quotedLength(s, i);
             push(out, i, n, SyntaxClass::String);
             i += n;
