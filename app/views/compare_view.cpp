@@ -2,6 +2,7 @@
 
 #include "compare_flags.hpp"
 
+#include "export_file.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -521,16 +522,8 @@ bool CompareView::exportTable(const std::filesystem::path& file) {
         m_exportMessage = "export writes FILE.csv or FILE.md, not " + file.string();
         return false;
     }
-    std::error_code ec;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-    std::ofstream out(file);
-    out << (ext == ".csv" ? metricTableCsv(m_table) : metricTableMarkdown(m_table));
-    if (!out) {
-        m_exportMessage = "cannot write " + file.string();
-        return false;
-    }
+    if (!writeExportFile(file, ext == ".csv" ? metricTableCsv(m_table) : metricTableMarkdown(m_table), m_exportMessage)) return false;
     m_exportFailed = false;
-    m_exportMessage = "wrote " + file.string();
     return true;
 }
 

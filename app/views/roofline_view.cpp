@@ -1,5 +1,6 @@
 #include "views/roofline_view.hpp"
 
+#include "export_file.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -76,16 +77,8 @@ bool RooflineView::exportCsv(const std::filesystem::path& file) {
     std::vector<engine::RooflinePoint> points;
     if (m_scene->predicted) points.push_back(*m_scene->predicted);
     points.insert(points.end(), m_scene->measured.begin(), m_scene->measured.end());
-    std::error_code ec;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-    std::ofstream out(file);
-    out << engine::rooflineCsv(*m_scene->model, points);
-    if (!out) {
-        m_exportMessage = "cannot write " + file.string();
-        return false;
-    }
+    if (!writeExportFile(file, engine::rooflineCsv(*m_scene->model, points), m_exportMessage)) return false;
     m_exportFailed = false;
-    m_exportMessage = "wrote " + file.string();
     return true;
 }
 

@@ -59,6 +59,19 @@ void drawDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thic
     }
 }
 
+namespace {
+
+// A reference line across the plot (verticalLine, horizontalLine): one pixel, dashed or solid.
+void drawRule(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, bool dashed) {
+    if (dashed) {
+        drawDashedLine(dl, a, b, colour, 1.0f);
+    } else {
+        dl->AddLine(a, b, colour, 1.0f);
+    }
+}
+
+}  // namespace
+
 Chart::Chart(const Theme& theme) : m_theme(theme), m_colours(chartColours(theme)) {}
 
 std::string Chart::formatX(double v) const { return m_x.format ? m_x.format(v) : chart::formatCompact(v); }
@@ -316,11 +329,7 @@ void Chart::verticalLine(double x, ImU32 colour, const char* label, bool dashed)
     const float px = toScreen(x, m_y.scale.max).x;
     const ImVec2 a(px, m_plotMin.y);
     const ImVec2 b(px, m_plotMax.y);
-    if (dashed) {
-        drawDashedLine(m_dl, a, b, colour, 1.0f);
-    } else {
-        m_dl->AddLine(a, b, colour, 1.0f);
-    }
+    drawRule(m_dl, a, b, colour, dashed);
     if (label != nullptr && label[0] != '\0') {
         const ImVec2 ts = ImGui::CalcTextSize(label);
         // Right of the line, unless that runs off the plot.
@@ -334,11 +343,7 @@ void Chart::horizontalLine(double y, ImU32 colour, const char* label, bool dashe
     const float py = toScreen(m_x.scale.max, y).y;
     const ImVec2 a(m_plotMin.x, py);
     const ImVec2 b(m_plotMax.x, py);
-    if (dashed) {
-        drawDashedLine(m_dl, a, b, colour, 1.0f);
-    } else {
-        m_dl->AddLine(a, b, colour, 1.0f);
-    }
+    drawRule(m_dl, a, b, colour, dashed);
     if (label != nullptr && label[0] != '\0') {
         const ImVec2 ts = ImGui::CalcTextSize(label);
         const float ty = py - ts.y - 1 < m_plotMin.y ? py + 1 : py - ts.y - 1;
