@@ -37,6 +37,13 @@ bool isPlainName(const std::string& name) {
     return std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
+// Whether value is a plain name; when not, an error on line naming `what` ("<device> attribute 'id'").
+bool requirePlainName(EntryReport& report, int line, const std::string& what, const std::string& value) {
+    if (isPlainName(value)) return true;
+    report.error(line, what + ": \"" + value + "\" may hold only lower-case letters, digits and '_'");
+    return false;
+}
+
 // Where an entry (Arch, DeviceSpec) was read from, for the messages that point at it.
 template <class Entry>
 void setOrigin(Entry& entry, const EntryReport& report, const XMLElement* root) {
@@ -152,10 +159,7 @@ void readAmdLimits(EntryReport& report, const XMLElement* root, Arch& arch) {
 void checkArchFileName(EntryReport& report, const XMLElement* root, const std::string& name) {
     if (name.empty()) return;
     const int line = root->FindAttribute("name")->GetLineNum();
-    if (!isPlainName(name)) {
-        report.error(line, "<arch> attribute 'name': \"" + name + "\" may hold only lower-case letters, digits and '_'");
-        return;
-    }
+    if (!requirePlainName(report, line, "<arch> attribute 'name'", name)) return;
     const std::string stem = fs::path(report.file()).stem().string();
     const bool prefixed = stem.size() > name.size() && stem.compare(stem.size() - name.size(), name.size(), name) == 0 &&
                           stem[stem.size() - name.size() - 1] == '_';
@@ -215,9 +219,7 @@ std::optional<DeviceSpec> readDevice(EntryReport& report, const XMLElement* root
     device.id = head.text("id");
     device.name = head.text("name");
     device.arch = head.text("arch");
-    if (!isPlainName(device.id))
-        report.error(root->GetLineNum(), "<device> attribute 'id': \"" + device.id +
-                                             "\" may hold only lower-case letters, digits and '_'");
+    requirePlainName(report, root->GetLineNum(), "<device> attribute 'id'", device.id);
 
     ElementReader compute(report, requireChild(report, root, "compute"));
     device.smCount = compute.count("units");
