@@ -9,7 +9,6 @@
 #include "compile/variant_build.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
-#include "util/output_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -23,20 +22,6 @@
 namespace kx::cli {
 using namespace kx::engine;
 namespace fs = std::filesystem;
-
-namespace {
-
-// Throws OutputError when the bytes could not all be written (util/output_file.hpp).
-void writeText(const std::string& file, const std::string& bytes) {
-    if (file.empty() || file == "-") {
-        writeStandardOutput(bytes);
-        if (!bytes.empty() && bytes.back() != '\n') writeStandardOutput("\n");
-        return;
-    }
-    writeOutputFile(file, bytes);
-}
-
-}  // namespace
 
 namespace {
 
@@ -117,7 +102,7 @@ int amdInstructionMix(const CompileArgs& args, const Template& tmpl, const Arch&
         if (!mix.warnings.empty()) text += "\nWARNINGS\n";
         for (const std::string& w : mix.warnings) text += "  " + w + "\n";
     }
-    writeText(args.outputFile, text);
+    writeOutput(args.outputFile, text);
     return 0;
 }
 
@@ -128,12 +113,12 @@ int compileAmd(const Context&, const CompileArgs& args, const Template& tmpl, co
     if (!compiled) return 1;
     const auto& [prepared, result] = *compiled;
     if (args.emit == "isa") {
-        writeText(args.outputFile, result.isa);
+        writeOutput(args.outputFile, result.isa);
         return 0;
     }
     if (args.emit == "hsaco") {
         if (args.outputFile.empty() || args.outputFile == "-") throw InputError("--emit hsaco needs -o FILE (it is binary)");
-        writeText(args.outputFile, result.codeObject);
+        writeOutput(args.outputFile, result.codeObject);
         return 0;
     }
 
@@ -208,7 +193,7 @@ int compileAmd(const Context&, const CompileArgs& args, const Template& tmpl, co
                                     {"from_cache", result.fromCache}, {"kernels", kernels}};
         text = doc.dump(2) + "\n";
     }
-    writeText(args.outputFile, text);
+    writeOutput(args.outputFile, text);
     return 0;
 }
 

@@ -29,6 +29,16 @@ void addSizeOption(CLI::App* cmd, std::vector<std::string>& sizes) {
     cmd->add_option("--size", sizes, "Problem size KEY=VALUE (repeatable, or comma-separated)");
 }
 
+void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant) {
+    addVariantOptions(command, variant);
+    addFlagOption(command, variant);
+}
+
+void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant, std::vector<std::string>& sizes) {
+    addVariantAndFlagOptions(command, variant);
+    addSizeOption(command, sizes);
+}
+
 void TemplateDirsOption::addTo(CLI::App& app) { addToTree(app, true); }
 
 void TemplateDirsOption::addToTree(CLI::App& app, bool global) {

@@ -41,6 +41,10 @@ void addVariantOptions(CLI::App* command, VariantArgs& variant);
 void addFlagOption(CLI::App* command, VariantArgs& variant);
 // --size KEY=VALUE (problem sizes).
 void addSizeOption(CLI::App* command, std::vector<std::string>& sizes);
+// What picks one variant: addVariantOptions, then addFlagOption.
+void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant);
+// The same, then addSizeOption: a variant on a problem.
+void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant, std::vector<std::string>& sizes);
 
 // --templates DIR: a global option that every command and subcommand also takes after its name,
 // with the same meaning (repeatable anywhere).

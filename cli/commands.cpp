@@ -56,9 +56,6 @@ ResolvedVariant resolveVariant(const Context& ctx, const VariantArgs& args) {
     return r;
 }
 
-namespace {
-
-// Throws OutputError when the bytes could not all be written (util/output_file.hpp).
 void writeOutput(const std::string& file, const std::string& bytes) {
     if (file.empty() || file == "-") {
         writeStandardOutput(bytes);
@@ -67,8 +64,6 @@ void writeOutput(const std::string& file, const std::string& bytes) {
     }
     writeOutputFile(file, bytes);
 }
-
-}  // namespace
 
 void requireValid(const PreparedVariant& prepared, const Arch& arch) {
     const auto& violations = prepared.violations;
@@ -260,8 +255,7 @@ void addGenerateCommand(CLI::App& app, CommandTable& table) {
     auto gen = std::make_shared<GenerateArgs>();
     auto batch = std::make_shared<GenerateBatchArgs>();
     CLI::App* generate = app.add_subcommand("generate", "Write a template's source for a config");
-    addVariantOptions(generate, gen->variant);
-    addFlagOption(generate, gen->variant);
+    addVariantAndFlagOptions(generate, gen->variant);
     generate->add_option("--lang", gen->lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     auto* genOut = generate->add_option("-o,--output", gen->outputFile, "Output file (default stdout)");
     generate->add_option("--output-dir", gen->outputDir, "Write DIR/<variant name>.cu")->excludes(genOut);
@@ -283,8 +277,7 @@ void addGenerateCommand(CLI::App& app, CommandTable& table) {
 void addCompileCommand(CLI::App& app, CommandTable& table) {
     auto comp = std::make_shared<CompileArgs>();
     CLI::App* compile = app.add_subcommand("compile", "Compile a config with NVRTC (PTX, CUBIN, SASS) or, for AMD, clang 19 (ISA, code object); or print its resources");
-    addVariantOptions(compile, comp->variant);
-    addFlagOption(compile, comp->variant);
+    addVariantAndFlagOptions(compile, comp->variant);
     compile->add_option("--emit", comp->emit, "ptx, cubin, sass, map (source line -> PTX -> SASS lines) or resources; AMD arches: isa, hsaco or resources")->required();
     compile->add_option("--lang", comp->lang, "cuda or hip (default: the arch's; HIP on gfx90a, gfx942)")->check(CLI::IsMember({"cuda", "hip"}));
     compile->add_option("-o,--output", comp->outputFile, "Output file (default stdout)");

@@ -25,6 +25,10 @@ struct Context {
 // "--set" values: each item "K=V" or "K1=V1,K2=V2".
 std::map<std::string, std::string> parseAssignments(const std::vector<std::string>& items, const char* what);
 
+// The bytes to `file`, or to standard output for "" and "-" (ended with a newline there when they
+// lack one). Throws OutputError when they could not all be written (util/output_file.hpp).
+void writeOutput(const std::string& file, const std::string& bytes);
+
 // Throws InputError listing every violated constraint ("NAME is not valid for ARCH (N constraints
 // violated):" and one "  - reason" line each) unless the variant is valid.
 void requireValid(const engine::PreparedVariant& prepared, const engine::Arch& arch);

@@ -149,8 +149,7 @@ void addMixCommand(CLI::App& app, CommandTable& table) {
     auto args = std::make_shared<CompileArgs>();
     CLI::App* mix = app.add_subcommand(
         "mix", "Static instruction mix by category with load/store widths, from the PTX (and the SASS when nvdisasm or cuobjdump is found)");
-    addVariantOptions(mix, args->variant);
-    addFlagOption(mix, args->variant);
+    addVariantAndFlagOptions(mix, args->variant);
     mix->add_option("-o,--output", args->outputFile, "Output file (default stdout)");
     mix->add_flag("--json", args->json, "JSON output");
     table.add(mix, [args](Context& ctx) { return instructionMix(ctx, *args); });

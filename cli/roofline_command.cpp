@@ -148,9 +148,7 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
 void addRooflineCommand(CLI::App& app, CommandTable& table) {
     auto args = std::make_shared<RooflineArgs>();
     CLI::App* rooflineCmd = app.add_subcommand("roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model");
-    addVariantOptions(rooflineCmd, args->variant);
-    addFlagOption(rooflineCmd, args->variant);
-    addSizeOption(rooflineCmd, args->sizes);
+    addVariantAndFlagOptions(rooflineCmd, args->variant, args->sizes);
     rooflineCmd->add_option("--device", args->device, "Device id or name (see assets/devices; default: one of the arch's family)");
     rooflineCmd->add_flag("--all-roofs", args->allRoofs, "Also the compute roofs the kernel cannot use");
     rooflineCmd->add_flag("--no-measured", args->noMeasured, "Leave out the ceilings measured by kx calibrate");

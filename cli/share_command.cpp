@@ -111,9 +111,7 @@ int openShareString(Context& ctx, const OpenArgs& args) {
 void addShareCommands(CLI::App& app, CommandTable& table) {
     auto shareArgs = std::make_shared<ShareArgs>();
     CLI::App* shareCmd = app.add_subcommand("share", "Print a variant's share string (a user template's files go with it); kx open reads it");
-    addVariantOptions(shareCmd, shareArgs->variant);
-    addFlagOption(shareCmd, shareArgs->variant);
-    addSizeOption(shareCmd, shareArgs->sizes);
+    addVariantAndFlagOptions(shareCmd, shareArgs->variant, shareArgs->sizes);
     table.add(shareCmd, [shareArgs](Context& ctx) { return share(ctx, *shareArgs); });
 
     auto openArgs = std::make_shared<OpenArgs>();

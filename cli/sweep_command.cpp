@@ -515,8 +515,7 @@ int sweep(const Context& ctx, const SweepArgs& args) {
 void addSweepCommand(CLI::App& app, CommandTable& table) {
     auto sw = std::make_shared<SweepArgs>();
     CLI::App* sweepCmd = app.add_subcommand("sweep", "Compile (and run on every GPU given) a space of a template's configs; every outcome is kept");
-    addVariantOptions(sweepCmd, sw->variant);
-    addFlagOption(sweepCmd, sw->variant);
+    addVariantAndFlagOptions(sweepCmd, sw->variant);
     sweepCmd->add_option("--vary", sw->varies,
                          "Parameter or compiler flag to vary: P (all allowed values), P=v1,v2 or P=lo..hi (repeatable), "
                          "e.g. BM=64,128 or maxrregcount=0,64,128");

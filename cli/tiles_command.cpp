@@ -243,9 +243,7 @@ int tiles(const Context& ctx, const TilesArgs& args) {
 void addTilesCommand(CLI::App& app, CommandTable& table) {
     auto args = std::make_shared<TilesArgs>();
     CLI::App* tilesCmd = app.add_subcommand("tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory");
-    addVariantOptions(tilesCmd, args->variant);
-    addFlagOption(tilesCmd, args->variant);
-    addSizeOption(tilesCmd, args->sizes);
+    addVariantAndFlagOptions(tilesCmd, args->variant, args->sizes);
     tilesCmd->add_option("--device", args->device, "Device of the SM count (assets/devices id; default: the arch's)");
     tilesCmd->add_option("--regs", args->regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
         ->check(CLI::Range(0, 255));
