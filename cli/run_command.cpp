@@ -22,6 +22,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <optional>
 
 namespace kx::cli {
 using namespace kx::engine;
@@ -39,6 +40,20 @@ nlohmann::json deviceInfo(RunnerClient& runner, int device) {
     if (device < 0 || device >= static_cast<int>(list.size()))
         throw InputError("--device " + std::to_string(device) + " does not exist (this machine has " + std::to_string(list.size()) + ")");
     return list[static_cast<size_t>(device)];
+}
+
+// deviceInfo for a command that cannot go on without the device: an unknown --device is the
+// caller's mistake (InputError goes on up); any other failure is said on stderr ("kx: cannot
+// run: no CUDA driver"), and the result is empty.
+std::optional<nlohmann::json> deviceOrExplain(RunnerClient& runner, int device, const char* verb) {
+    try {
+        return deviceInfo(runner, device);
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::cerr << "kx: cannot " << verb << ": " << e.what() << "\n";
+        return std::nullopt;
+    }
 }
 
 // A CUBIN for sm_XY runs on compute capability X.Z with Z >= Y; arch-specific code (sm_90a)
@@ -134,15 +149,9 @@ int run(const Context& ctx, const RunArgs& args) {
     if (!args.session.empty()) checkSessionTarget(args.session);
 
     RunnerClient runner;
-    nlohmann::json device;
-    try {
-        device = deviceInfo(runner, args.device);
-    } catch (const InputError&) {
-        throw;
-    } catch (const std::exception& e) {
-        std::cerr << "kx: cannot run: " << e.what() << "\n";
-        return 1;
-    }
+    const std::optional<nlohmann::json> found = deviceOrExplain(runner, args.device, "run");
+    if (!found) return 1;
+    const nlohmann::json& device = *found;
     const std::string archName = args.variant.arch == "native" ? device.value("arch", "") : args.variant.arch;
     const Config config = variantConfig(*tmpl, args.variant, archName);
     const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
@@ -158,19 +167,18 @@ int run(const Context& ctx, const RunArgs& args) {
         std::cerr << "kx: " << prepared.name << " failed to compile:\n" << compiled.log;
         return 1;
     }
-    RunOptions options;
-    options.device = args.device;
-    options.reps = args.reps;
-    options.warmup = args.warmup;
-    options.timeoutSeconds = args.timeout;
-    options.seed = args.seed;
-    options.baseline = !args.noBaseline;
-    options.deviceMemoryBytes = device.value("memory_bytes", 0LL);
-    options.memoryCounters = args.counters;
-    if (args.pcSampling) {
-        options.pcSamplingRuns = args.pcRuns;
-        options.pcSamplingPeriod = args.pcPeriod;
-    }
+    const RunOptions options{.device = args.device,
+                             .reps = args.reps,
+                             .warmup = args.warmup,
+                             .timeoutSeconds = args.timeout,
+                             .seed = args.seed,
+                             .baseline = !args.noBaseline,
+                             .pcSamplingRuns = args.pcSampling ? args.pcRuns : 0,
+                             .pcSamplingPeriod = args.pcSampling ? args.pcPeriod : 0,
+                             .memoryCounters = args.counters,
+                             .share = nullptr,  // one run: it makes its own inputs and times its baselines
+                             .deviceMemoryBytes = device.value("memory_bytes", 0LL),
+                             .onStage = {}};
     const RunReport report = runVariant(runner, *tmpl, config, *arch, sizes, compiled, options);
     if (args.json) std::cout << toJson(report).dump(2) << "\n";
     if (!report.ok) {
@@ -199,15 +207,9 @@ int run(const Context& ctx, const RunArgs& args) {
 
 int calibrate(const Context&, const CalibrateArgs& args) {
     RunnerClient runner;
-    nlohmann::json device;
-    try {
-        device = deviceInfo(runner, args.device);
-    } catch (const InputError&) {
-        throw;
-    } catch (const std::exception& e) {
-        std::cerr << "kx: cannot calibrate: " << e.what() << "\n";
-        return 1;
-    }
+    const std::optional<nlohmann::json> found = deviceOrExplain(runner, args.device, "calibrate");
+    if (!found) return 1;
+    const nlohmann::json& device = *found;
     const nlohmann::json reply =
         runner.request({{"cmd", "calibrate"}, {"device", args.device}, {"gemm_size", args.gemmSize}, {"reps", args.reps}}, 600);
     if (!reply.value("ok", false)) {
@@ -238,9 +240,7 @@ int calibrate(const Context&, const CalibrateArgs& args) {
 void addRunCommand(CLI::App& app, CommandTable& table) {
     auto args = std::make_shared<RunArgs>();
     CLI::App* runCmd = app.add_subcommand("run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)");
-    addVariantOptions(runCmd, args->variant);
-    addFlagOption(runCmd, args->variant);
-    addSizeOption(runCmd, args->sizes);
+    addVariantAndFlagOptions(runCmd, args->variant, args->sizes);
     runCmd->add_option("--device", args->device, "GPU index");
     runCmd->add_option("--reps", args->reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
     runCmd->add_option("--warmup", args->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));

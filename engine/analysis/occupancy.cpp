@@ -6,8 +6,16 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 
 namespace kx::engine {
+
+// The calculator's limiting-factor bits and our names for them, in the order limiters lists them.
+constexpr std::pair<unsigned, OccupancyLimiter> kLimiterFlags[] = {
+    {OCC_LIMIT_WARPS, OccupancyLimiter::Warps},          {OCC_LIMIT_REGISTERS, OccupancyLimiter::Registers},
+    {OCC_LIMIT_SHARED_MEMORY, OccupancyLimiter::SharedMemory}, {OCC_LIMIT_BLOCKS, OccupancyLimiter::Blocks},
+    {OCC_LIMIT_BARRIERS, OccupancyLimiter::Barriers},
+};
 
 const char* limiterName(OccupancyLimiter limiter) {
     switch (limiter) {
@@ -76,25 +84,24 @@ OccupancyResult nvidiaOccupancy(const Arch& arch, const OccupancyInput& in) {
     size_t smemConfigured = 0;
     cudaOccSMemPerMultiprocessor(&smemConfigured, &prop, &state);
 
-    OccupancyResult out;
-    out.blocksPerSm = r.activeBlocksPerMultiprocessor;
     const int warpsPerBlock = (in.threadsPerBlock + arch.warpSize - 1) / arch.warpSize;
-    out.activeWarpsPerSm = out.blocksPerSm * warpsPerBlock;
-    out.maxWarpsPerSm = nv.maxThreadsPerSm / arch.warpSize;
-    out.occupancy = out.maxWarpsPerSm ? static_cast<double>(out.activeWarpsPerSm) / out.maxWarpsPerSm : 0;
-    out.blockLimitWarps = r.blockLimitWarps;
-    out.blockLimitRegisters = r.blockLimitRegs;
-    out.blockLimitSharedMemory = r.blockLimitSharedMem;
-    out.blockLimitBlocks = r.blockLimitBlocks;
-    out.blockLimitBarriers = r.blockLimitBarriers;
-    out.allocatedRegistersPerBlock = r.allocatedRegistersPerBlock;
-    out.allocatedSmemPerBlock = static_cast<long long>(r.allocatedSharedMemPerBlock);
-    out.smemPerSmConfigured = static_cast<long long>(smemConfigured);
-    if (r.limitingFactors & OCC_LIMIT_WARPS) out.limiters.push_back(OccupancyLimiter::Warps);
-    if (r.limitingFactors & OCC_LIMIT_REGISTERS) out.limiters.push_back(OccupancyLimiter::Registers);
-    if (r.limitingFactors & OCC_LIMIT_SHARED_MEMORY) out.limiters.push_back(OccupancyLimiter::SharedMemory);
-    if (r.limitingFactors & OCC_LIMIT_BLOCKS) out.limiters.push_back(OccupancyLimiter::Blocks);
-    if (r.limitingFactors & OCC_LIMIT_BARRIERS) out.limiters.push_back(OccupancyLimiter::Barriers);
+    const int activeWarpsPerSm = r.activeBlocksPerMultiprocessor * warpsPerBlock;
+    const int maxWarpsPerSm = nv.maxThreadsPerSm / arch.warpSize;
+    OccupancyResult out{.blocksPerSm = r.activeBlocksPerMultiprocessor,
+                        .activeWarpsPerSm = activeWarpsPerSm,
+                        .maxWarpsPerSm = maxWarpsPerSm,
+                        .occupancy = maxWarpsPerSm ? static_cast<double>(activeWarpsPerSm) / maxWarpsPerSm : 0,
+                        .limiters = {},
+                        .blockLimitWarps = r.blockLimitWarps,
+                        .blockLimitRegisters = r.blockLimitRegs,
+                        .blockLimitSharedMemory = r.blockLimitSharedMem,
+                        .blockLimitBlocks = r.blockLimitBlocks,
+                        .blockLimitBarriers = r.blockLimitBarriers,
+                        .allocatedRegistersPerBlock = r.allocatedRegistersPerBlock,
+                        .allocatedSmemPerBlock = static_cast<long long>(r.allocatedSharedMemPerBlock),
+                        .smemPerSmConfigured = static_cast<long long>(smemConfigured)};
+    for (const auto& [flag, limiter] : kLimiterFlags)
+        if (r.limitingFactors & flag) out.limiters.push_back(limiter);
     return out;
 }
 

@@ -51,12 +51,11 @@ std::string analyse(SweepPoint& point, const Template& tmpl, const Arch& arch, c
 
     PointPrediction prediction;
     std::string prune;
-    OccupancyInput in;
-    in.registersPerThread = res.registers;
-    in.threadsPerBlock = res.threadsPerBlock;
-    in.staticSmemBytes = res.staticSmemBytes;
-    in.dynamicSmemBytes = res.dynamicSmemBytes;
-    in.barriers = res.barriers;
+    const OccupancyInput in{.registersPerThread = res.registers,
+                            .threadsPerBlock = res.threadsPerBlock,
+                            .staticSmemBytes = res.staticSmemBytes,
+                            .dynamicSmemBytes = res.dynamicSmemBytes,
+                            .barriers = res.barriers};
     try {
         const OccupancyResult occ = nvidiaOccupancy(arch, in);
         prediction.occupancy = occ.occupancy;
