@@ -74,13 +74,13 @@ std::string fillMessage(const std::string& message, const VariableMap& vars, con
 
 }  // namespace
 
-Template::Template(TemplateManifest manifest, std::string kernelSource)
-    : m_manifest(std::move(manifest)), m_kernelSource(std::move(kernelSource)) {
+Template::Template(TemplateManifest manifest, std::string kernelSource, SharedPieces pieces)
+    : m_manifest(std::move(manifest)), m_kernelSource(std::move(kernelSource)), m_pieces(std::move(pieces)) {
     m_sources["cuda"] = m_kernelSource;
 }
 
-Template::Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage)
-    : m_manifest(std::move(manifest)), m_sources(std::move(sourcesByLanguage)) {
+Template::Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage, SharedPieces pieces)
+    : m_manifest(std::move(manifest)), m_sources(std::move(sourcesByLanguage)), m_pieces(std::move(pieces)) {
     if (auto it = m_sources.find("cuda"); it != m_sources.end()) m_kernelSource = it->second;
     else if (!m_sources.empty()) m_kernelSource = m_sources.begin()->second;
 }
@@ -258,9 +258,30 @@ std::string Template::substitute(const std::string& src, const std::map<std::str
     return out;
 }
 
+std::string Template::renderSource(const std::string& source, const std::map<std::string, std::string>& values,
+                                   const std::string& where) const {
+    std::string out;
+    std::size_t start = 0;  // of the source's text not yet rendered
+    int startLine = 1;
+    for (const SharedPieceInclude& inc : sharedPieceIncludes(source)) {
+        std::size_t lineStart = start;
+        for (int l = startLine; l < inc.line; ++l) lineStart = source.find('\n', lineStart) + 1;
+        out += substitute(source.substr(start, lineStart - start), values, where, startLine);
+        const auto piece = m_pieces.find(inc.name);
+        if (piece == m_pieces.end())
+            throw InputError(where + ":" + std::to_string(inc.line) + ": shared piece " + inc.name + " was not loaded with the template");
+        out += substitute(piece->second, values, "templates/" + inc.name, 1);
+        if (!out.empty() && out.back() != '\n') out += '\n';
+        const std::size_t lineEnd = source.find('\n', lineStart);
+        start = lineEnd == std::string::npos ? source.size() : lineEnd + 1;
+        startLine = inc.line + 1;
+    }
+    return out + substitute(source.substr(start), values, where, startLine);
+}
+
 std::string Template::render(const Config& config, const Arch& arch) const {
     if (languageFor(arch) == "hip") return render(config, arch, "hip");
-    return substitute(m_kernelSource, placeholderValues(config, arch), m_manifest.folder + "/" + m_manifest.sourceFile, 1);
+    return renderSource(m_kernelSource, placeholderValues(config, arch), m_manifest.folder + "/" + m_manifest.sourceFile);
 }
 
 std::string Template::render(const Config& config, const Arch& arch, const std::string& language) const {
@@ -268,7 +289,7 @@ std::string Template::render(const Config& config, const Arch& arch, const std::
     if (it == m_sources.end()) throw InputError("template '" + m_manifest.id + "' has no " + language + " source");
     auto file = m_manifest.sourceFiles.find(language);
     const std::string name = file != m_manifest.sourceFiles.end() ? file->second : m_manifest.sourceFile;
-    return substitute(it->second, placeholderValues(config, arch), m_manifest.folder + "/" + name, 1);
+    return renderSource(it->second, placeholderValues(config, arch), m_manifest.folder + "/" + name);
 }
 
 namespace {

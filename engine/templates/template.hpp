@@ -5,6 +5,7 @@
 #include "arch/arch.hpp"
 #include "templates/config.hpp"
 #include "templates/manifest.hpp"
+#include "templates/shared_pieces.hpp"
 
 #include <map>
 #include <string>
@@ -64,9 +65,10 @@ struct ResolvedBaseline {
 
 class Template {
 public:
-    Template(TemplateManifest manifest, std::string kernelSource);
+    Template(TemplateManifest manifest, std::string kernelSource, SharedPieces pieces = {});
     // One source per language ("cuda", "hip"); the manifest's sourceFile's language comes first.
-    Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage);
+    // pieces: the shared pieces (templates/common/) the sources include, read at load.
+    Template(TemplateManifest manifest, std::map<std::string, std::string> sourcesByLanguage, SharedPieces pieces = {});
 
     const TemplateManifest& manifest() const { return m_manifest; }
     const std::string& id() const { return m_manifest.id; }
@@ -99,8 +101,9 @@ public:
     std::map<std::string, double> variables(const Config& config, const Arch& arch,
                                             const SizeMap& sizes = {}) const;
 
-    // The kernel source with every ${NAME} replaced. Throws InputError when a placeholder names
-    // nothing known. Does not check constraints. Renders languageFor(arch).
+    // The kernel source with every ${NAME} replaced and each shared piece's include line replaced
+    // by the piece (its ${NAME}s replaced too). Throws InputError when a placeholder names nothing
+    // known or a piece was not loaded. Does not check constraints. Renders languageFor(arch).
     std::string render(const Config& config, const Arch& arch) const;
     // The named language's source; throws InputError when the template has none in it.
     std::string render(const Config& config, const Arch& arch, const std::string& language) const;
@@ -144,10 +147,14 @@ private:
     // Replaces ${NAME}s in text; where names the text in errors ("file:line: ").
     static std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
                                   const std::string& where, int firstLine);
+    // substitute() over a whole source, each shared piece's include line replaced by the piece.
+    std::string renderSource(const std::string& source, const std::map<std::string, std::string>& values,
+                             const std::string& where) const;
 
     TemplateManifest m_manifest;
     std::string m_kernelSource;
     std::map<std::string, std::string> m_sources;  // by language, m_kernelSource included
+    SharedPieces m_pieces;
 };
 
 }  // namespace kx::engine

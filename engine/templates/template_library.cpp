@@ -68,8 +68,12 @@ LoadError loadErrorOf(const fs::path& file, const std::string& what) {
 std::shared_ptr<const Template> loadTemplateFolder(const fs::path& folder) {
     TemplateManifest m = parseManifest(folder / "manifest.xml");
     std::map<std::string, std::string> sources;
-    for (const auto& [lang, relative] : m.sourceFiles) sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
-    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
+    SharedPieces pieces;
+    for (const auto& [lang, relative] : m.sourceFiles) {
+        sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
+        pieces.merge(readSharedPieces(sources[lang], sharedPiecesRoot(), (fs::path(m.folder) / relative).string()));
+    }
+    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources), std::move(pieces));
     checkManifestValues(*tmpl);
     return tmpl;
 }
@@ -79,14 +83,16 @@ std::shared_ptr<const Template> templateFromText(const std::string& manifestXml,
     const fs::path manifestFile = folder / "manifest.xml";
     TemplateManifest m = parseManifestText(manifestXml, manifestFile);
     std::map<std::string, std::string> sources;
+    SharedPieces pieces;
     for (const auto& [lang, relative] : m.sourceFiles) {
         const auto it = files.find(relative);
         if (it == files.end()) fail(manifestFile, m.sourceFileLines[lang], "kernel source '" + relative + "' is missing");
         if (it->second.size() > kMaxTemplateFileBytes)
             fail(manifestFile, m.sourceFileLines[lang], "kernel source '" + relative + "' is over " + std::to_string(kMaxTemplateFileBytes) + " bytes");
         sources[lang] = it->second;
+        pieces.merge(readSharedPieces(it->second, sharedPiecesRoot(), (folder / relative).string()));
     }
-    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources));
+    auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources), std::move(pieces));
     checkManifestValues(*tmpl);
     return tmpl;
 }

@@ -51,37 +51,9 @@ static_assert(kThreads == ${THREADS}, "kernel and manifest disagree on THREADS")
 static_assert(kQBytes + kStages * kStageBytes + 1024 == ${SMEM_BYTES}, "kernel and manifest disagree on the shared-memory size");
 static_assert(kHeadDim % 64 == 0, "the head dimension is a whole number of 64-column slices");
 
-// A TMA descriptor, passed by value in the kernel's parameter space (__grid_constant__); its
-// contents are opaque to the kernel, only its address is used.
-struct alignas(64) TensorMap {
-    unsigned long long opaque[16];
-};
-
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-// An mbarrier counts arrivals and, for TMA, bytes: a phase completes when `count` threads have
-// arrived and every expected byte has landed. Waiters name the parity of the phase they wait for.
-__device__ __forceinline__ void mbarrierInit(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbarrierArrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbarrierArriveExpectBytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbarrierWait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
+#include "common/hopper_sync.cuh"
 
 // One TMA copy of a 64 x rows x 1 box at (column, position, batch x head) into shared memory;
 // the mbarrier receives the bytes.
@@ -92,151 +64,44 @@ __device__ __forceinline__ void tmaLoad3d(unsigned dst, const TensorMap& map, in
         : "memory");
 }
 
-// A wgmma shared-memory matrix descriptor for a tile the TMA wrote with the 128-byte swizzle:
-// 128-byte rows, 8-row groups 1024 bytes apart (the stride byte offset, along K for V), swizzle
-// mode 1 in bits 62-63. The leading byte offset matters only for V, read N-major (transposed):
-// there it is the distance from one 64-column slice of the head dimension to the next.
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned leadingBytes = 16) {
-    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(leadingBytes >> 4) << 16) |
-           (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
-}
+// The scores, S = Q K^T: wgmmaSS, both operands K-major in shared memory.
+#include "common/wgmma_ss.cuh"
 
-__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
-
-// d (+)= A (64 x 16) * B (16 x N) for the scores: both operands read from shared memory, K-major,
-// issued by all 128 threads of a warpgroup. Thread t holds rows 16*(t/32) + (t%32)/4 and +8 of d,
-// columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
-// d += A * B for the output: A (the probabilities) from registers, in the same layout as an
-// mma.sync A fragment for each warp's 16 rows; B (V) from shared memory, transposed (imm-trans-b).
-// One overload per N, chosen by the accumulator array's size. wgmmaSSFirst is the first k-step
-// of the scores, d = A * B: its accumulators are outputs only, so that the softmax may overwrite
-// the previous tile's scores while the output product still runs (ptxas serialises wgmma's whose
-// inputs other instructions define while a wgmma group is in flight).
-__device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
-__device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
+// wgmmaSSFirst is the first k-step of the scores, d = A * B: its accumulators are outputs only, so
+// that the softmax may overwrite the previous tile's scores while the output product still runs
+// (ptxas serialises wgmma's whose inputs other instructions define while a wgmma group is in
+// flight). wgmmaRS is the output, d += A * B: A (the probabilities) from registers, in the same
+// layout as an mma.sync A fragment for each warp's 16 rows; B (V) from shared memory, transposed
+// (imm-trans-b). One overload per N, chosen by the accumulator array's size.
 __device__ __forceinline__ void wgmmaSSFirst(float (&d)[32], unsigned long long descA, unsigned long long descB) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
-          "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
-          "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
-          "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
-        : "l"(descA), "l"(descB), "r"(0));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("=f", 0)
+                 : "l"(descA), "l"(descB), "r"(0));
 }
-
 __device__ __forceinline__ void wgmmaSSFirst(float (&d)[64], unsigned long long descA, unsigned long long descB) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
-          "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
-          "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
-          "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
-          "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
-          "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
-          "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
-          "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
-        : "l"(descA), "l"(descB), "r"(0));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("=f", 0), KX_ACC32("=f", 32)
+                 : "l"(descA), "l"(descB), "r"(0));
 }
 
 __device__ __forceinline__ void wgmmaRS(float (&d)[32], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : KX_ACC32("+f", 0)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
 }
-
 __device__ __forceinline__ void wgmmaRS(float (&d)[64], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
 }
 
-// setmaxnreg moves registers between warpgroups: the producer needs few, the consumers' accumulators many.
-__device__ __forceinline__ void growRegisters() { asm volatile("setmaxnreg.inc.sync.aligned.u32 ${CONSUMER_REGS};\n"); }
-__device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec.sync.aligned.u32 ${PRODUCER_REGS};\n"); }
+#include "common/pack_pair.cuh"
 
-// Two fp32 values rounded to ${dtype} and packed in one register, the lower index in the low half.
-__device__ __forceinline__ unsigned packPair(float lo, float hi) {
-    struct alignas(4) Pair { T v[2]; } p;
-    p.v[0] = T(lo);
-    p.v[1] = T(hi);
-    return *reinterpret_cast<unsigned*>(&p);
-}
-
-// 2^x in one MUFU.EX2 instruction; log2 e is folded into the scale.
-__device__ __forceinline__ float exp2Fast(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-__device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
+#include "common/attention_math.cuh"
 
 }  // namespace kx_attention_wgmma
 

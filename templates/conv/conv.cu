@@ -83,35 +83,19 @@ static_assert(kKSteps % 2 == 0, "fragment sets alternate by k-step: every stage 
 
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+// cp.async's zeros (srcBytes = 0) are the padding around the image, and rows and columns past the
+// GEMM: zeros that change no sum.
+#include "common/cp_async_ldmatrix.cuh"
 
-// 16 bytes global -> shared, bypassing registers; srcBytes = 0 writes zeros: the padding around
-// the image, and rows and columns past the GEMM, become zeros that change no sum.
-__device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory"); }
+#include "common/multistage_mainloop.cuh"
+
+#include "common/fragments.cuh"
 
 __device__ __forceinline__ void storeElement(unsigned dst, unsigned short v) {
     asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(dst), "h"(v) : "memory");
 }
 __device__ __forceinline__ void storeElement(unsigned dst, unsigned int v) {
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(dst), "r"(v) : "memory");
-}
-
-// ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lanes 8i..8i+7 address matrix i's rows.
-// The .trans form hands out each matrix transposed.
-__device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ __forceinline__ void ldmatrixX4Trans(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
 }
 
 // d = a * b + d: a 16 x kKStep piece of A, a kKStep x 8 piece of B, a 16 x 8 piece of D in fp32
@@ -138,15 +122,7 @@ __device__ __forceinline__ unsigned roundToTf32(unsigned bits) {
 // so that the 8 rows one ldmatrix reads, and 8 neighbouring threads' cp.async writes, fall in 8
 // different bank groups (gemm_mma's README explains it).
 template <int ChunksPerRow>
-__device__ __forceinline__ int chunkOffset(int row, int chunk) {
-    if constexpr (ChunksPerRow >= 8) {
-        return row * ChunksPerRow + (chunk ^ (row & 7));
-    } else {
-        const int linear = row * ChunksPerRow + chunk;
-        const int line = linear >> 3;
-        return (line << 3) | ((linear & 7) ^ (line & 7));
-    }
-}
+__device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzledChunk<ChunksPerRow>(row, chunk); }
 
 // [SECTION] Problem
 
@@ -574,12 +550,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     }
 
     float acc[kMmaM][kMmaN][4];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kMmaN; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+    zeroAccumulators(acc);
 
     unsigned a[2][kMmaM][4];
     unsigned b[2][kMmaN][2];
@@ -600,10 +571,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
                 ldmatrixX4(r, bTile + (bOffset[nj] ^ (kk * 32)));
             else
                 ldmatrixX4Trans(r, bTile + bOffset[nj] + kk * kKStep * kBChunksPerRow * 16);
-            b[set][2 * nj][0] = r[0];
-            b[set][2 * nj][1] = r[1];
-            b[set][2 * nj + 1][0] = r[2];
-            b[set][2 * nj + 1][1] = r[3];
+            storeBFragments(b[set], nj, r);
         }
         if constexpr (kTf32) {
 #pragma unroll
@@ -617,44 +585,13 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         }
     };
 
-    // The multistage pipeline of gemm_mma: every thread commits one group per stage, empty or not.
+    // The multistage pipeline of gemm_mma.
+    multistageMainloop(kTiles, loadStage, loadFragments, [&](int set) {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < kTiles) loadStage(s, s);
-        cpAsyncCommit();
-    }
-    cpAsyncWait<kStages - 2>();
-    __syncthreads();
-    loadFragments(0, 0, 0);
-
-    int readStage = 0;
-    int writeStage = kStages - 1;
-    for (int kt = 0; kt < kTiles; ++kt) {
+        for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
-        for (int kk = 0; kk < kKSteps; ++kk) {
-            const int set = kk % 2;
-            if (kk == 0) {
-                const int next = kt + kStages - 1;
-                if (next < kTiles) loadStage(writeStage, next);
-                cpAsyncCommit();
-                writeStage = writeStage + 1 == kStages ? 0 : writeStage + 1;
-            }
-            if (kk + 1 < kKSteps) {
-                loadFragments(set ^ 1, readStage, kk + 1);
-            } else {
-                readStage = readStage + 1 == kStages ? 0 : readStage + 1;
-                loadFragments(set ^ 1, readStage, 0);
-            }
-#pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < kMmaN; ++ni) mma(acc[mi][ni], a[set][mi], b[set][ni]);
-            if (kk == kKSteps - 2) {
-                cpAsyncWait<kStages - 2>();
-                __syncthreads();
-            }
-        }
-    }
+            for (int ni = 0; ni < kMmaN; ++ni) mma(acc[mi][ni], a[set][mi], b[set][ni]);
+    });
     cpAsyncWait<0>();  // no copy may still be writing shared memory when the block exits
 
     // Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two

@@ -35,21 +35,11 @@ namespace kx_filter {
 using T = ${ctype};
 
 constexpr int kPred = ${pred_id};               // 0 gt, 1 lt, 2 eq, 3 ne, 4 nonzero
-constexpr bool kDirect = ${is_direct} != 0;     // LOAD=direct: no trip through shared memory
-constexpr int kBlock = ${BLOCK};                // threads per block
-constexpr int kItems = ${ITEMS};                // elements per thread (its register tile)
-constexpr unsigned int kDelayNs = ${DELAY};     // look-back: sleep before the first poll
-constexpr int kWarps = kBlock / 32;
-constexpr int kTile = kBlock * kItems;          // elements per block
-// The transpose buffer gets one spare element after every 32, so that thread t reading its
-// kItems consecutive elements (index t * kItems + i) does not hit the same bank as its neighbours.
-constexpr int kPaddedTile = kTile + kTile / 32;
 
-static_assert(kTile == ${TILE}, "kernel and manifest disagree on the tile");
-static_assert(kBlock % 32 == 0 && kWarps <= 32, "the block is whole warps, at most 32 of them");
+#include "common/block_tile.cuh"
+
 static_assert(kItems <= 32, "a thread's kept flags fit one 32-bit mask");
 static_assert(kPred >= 0 && kPred <= 4, "pred is gt, lt, eq, ne or nonzero");
-static_assert(${SMEM_BYTES} == (kDirect ? 0 : kPaddedTile * sizeof(T)), "kernel and manifest disagree on the shared memory");
 
 constexpr unsigned int kFullMask = 0xffffffffu;
 
@@ -72,42 +62,7 @@ __device__ __forceinline__ bool keep(T x, T threshold) {
 // elements "striped" (load i of lane l reads element i * 32 + l of the warp's share: 32
 // neighbours per instruction) and rearrange them through its own part of shared memory; each
 // warp only exchanges data with itself, so __syncwarp suffices.
-
-__device__ __forceinline__ int padded(int i) { return i + i / 32; }
-
-// The number of the tile's elements that exist (1 .. kTile): the last tile may be partial.
-__device__ __forceinline__ int validInTile(long long base, int n) {
-    const long long left = static_cast<long long>(n) - base;
-    return left < kTile ? static_cast<int>(left) : kTile;
-}
-
-// v[i] = tile element threadIdx.x * kItems + i (elements past the end are left as 0: the
-// caller masks them off). smem is the kPaddedTile-element transpose buffer (unused when kDirect);
-// warp w uses its elements padded(w * 32 * kItems) onwards. Every thread must call it.
-__device__ __forceinline__ void loadTile(const T* __restrict__ in, long long base, int valid, T (&v)[kItems], T* smem) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (kDirect) {
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = tid * kItems + i;
-            v[i] = j < valid ? in[base + j] : T(0);
-        }
-    } else {
-        const int lane = tid % 32, warpBase = (tid / 32) * 32 * kItems;
-        // All kItems loads are issued before any is stored, so they are in flight together.
-        T striped[kItems];
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = warpBase + i * 32 + lane;
-            striped[i] = j < valid ? in[base + j] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) smem[padded(warpBase + i * 32 + lane)] = striped[i];
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) v[i] = smem[padded(tid * kItems + i)];  // tid * kItems = warpBase + lane * kItems
-    }
-}
+// loadTile, with the tile's geometry, is in the configuration above (common/block_tile.cuh).
 
 // Bit i set: element i of this thread exists and is kept.
 __device__ __forceinline__ unsigned int keptMask(const T (&v)[kItems], int valid, T threshold) {
@@ -268,21 +223,16 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
                         unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                         int* __restrict__ partials, ${ctype} threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
     __shared__ int tileOffset;
     __shared__ unsigned int tileTicket;
 
-    if (threadIdx.x == 0) tileTicket = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const long long tile = tileTicket;
+    const auto [tile, base, valid] = tileSpan(ticketedTile(ticket, tileTicket), n);
     const long long numTiles = (static_cast<long long>(n) + kTile - 1) / kTile;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
 
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const unsigned int mask = keptMask(v, valid, threshold);
     int tileKept;
     const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);
@@ -322,15 +272,12 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
                        unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                        int* __restrict__ partials, ${ctype} threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
 
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const int kept = blockSum(__popc(keptMask(v, valid, threshold)), warpTotals);
     if (threadIdx.x == 0) partials[tile] = kept;
 }
@@ -375,15 +322,12 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_downsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
                          unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                          int* __restrict__ partials, ${ctype} threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
 
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const unsigned int mask = keptMask(v, valid, threshold);
     int tileKept;
     const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);

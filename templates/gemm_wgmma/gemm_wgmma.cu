@@ -41,38 +41,9 @@ static_assert(kStages * kStageBytes + 1024 == ${SMEM_BYTES}, "kernel and manifes
 static_assert(kBK * sizeof(T) == 128, "a stage's rows are one 128-byte swizzle span");
 static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows");
 
-// A TMA descriptor, passed by value in the kernel's parameter space (__grid_constant__); its
-// contents are opaque to the kernel, only its address is used.
-struct alignas(64) TensorMap {
-    unsigned long long opaque[16];
-};
-
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-// An mbarrier counts arrivals and, for TMA, bytes: a phase completes when `count` threads have
-// arrived and every expected byte has landed. Waiters name the parity of the phase they wait for.
-__device__ __forceinline__ void mbarrierInit(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbarrierArrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Arrives, and tells the barrier to expect `bytes` more from asynchronous copies in this phase.
-__device__ __forceinline__ void mbarrierArriveExpectBytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbarrierWait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
+#include "common/hopper_sync.cuh"
 
 // One TMA copy of a box of the tensor at (x = k, y = row) into shared memory; the mbarrier
 // receives the bytes. Parts of the box outside the matrix are filled with zeros.
@@ -83,92 +54,9 @@ __device__ __forceinline__ void tmaLoad2d(unsigned dst, const TensorMap& map, in
         : "memory");
 }
 
-// A wgmma shared-memory matrix descriptor for a k-major tile written by the TMA with the 128-byte
-// swizzle: rows of 128 bytes, 8-row groups 1024 bytes apart (the stride byte offset), the
-// leading byte offset unused for this layout, swizzle mode 1 in bits 62-63.
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr) {
-    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (1ull << 16) | (static_cast<unsigned long long>(1024 >> 4) << 32) |
-           (1ull << 62);
-}
+#include "common/wgmma_ss.cuh"
 
-__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
-
-// d += A (64 x 16) * B (16 x N), both read from shared memory through descriptors, issued by all
-// 128 threads of a warpgroup; one overload per N (128, 256), chosen by the accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4 and +8 of
-// d, columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
-__device__ __forceinline__ void wgmma64xN(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
-__device__ __forceinline__ void wgmma64xN(float (&d)[128], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.${mma_type}.${mma_type} {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
-
-// setmaxnreg moves registers between warpgroups: the producer needs few, the consumers' accumulators many.
-__device__ __forceinline__ void growRegisters() { asm volatile("setmaxnreg.inc.sync.aligned.u32 ${CONSUMER_REGS};\n"); }
-__device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec.sync.aligned.u32 ${PRODUCER_REGS};\n"); }
-
-__device__ __forceinline__ void storePair(T* __restrict__ C, int M, int N, int row, int col, float x, float y, bool pairOk) {
-    if (row >= M) return;
-    T* p = C + static_cast<long long>(row) * N + col;
-    if (pairOk && col + 1 < N) {
-        struct alignas(2 * sizeof(T)) Pair { T v[2]; } pair;
-        pair.v[0] = T(x);
-        pair.v[1] = T(y);
-        *reinterpret_cast<Pair*>(p) = pair;
-    } else {
-        if (col < N) p[0] = T(x);
-        if (col + 1 < N) p[1] = T(y);
-    }
-}
+#include "common/store_pair.cuh"
 
 }  // namespace kx_gemm_wgmma
 
@@ -264,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     const unsigned long long descB = descriptor(bTile + k16 * 32);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt)
-                        wgmma64xN(acc[mt], descriptor(aTile + (consumer * kMT + mt) * 64 * 128 + k16 * 32), descB, 1);
+                        wgmmaSS(acc[mt], descriptor(aTile + (consumer * kMT + mt) * 64 * 128 + k16 * 32), descB, 1);
                 }
                 wgmmaCommit();
                 // One thread per warpgroup frees a stage once the wgmma's that read it are done.

@@ -50,54 +50,23 @@ static_assert(kThreads % kChunksPerRow == 0, "a thread's copies must share a chu
 
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+#include "common/cp_async_ldmatrix.cuh"
 
-// cp.async copies 16 bytes global -> shared; srcBytes = 0 writes zeros (rows past the matrix).
-__device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory"); }
+#include "common/mma_m16n8k16.cuh"
 
-__device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.${mma_type}.${mma_type}.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+#include "common/fragments.cuh"
 
 // 16 bytes of T, and two fp32 values packed as T in one register.
 struct alignas(16) Chunk {
     T v[kChunk];
 };
-__device__ __forceinline__ unsigned packPair(float lo, float hi) {
-    struct alignas(4) Pair { T v[2]; } p;
-    p.v[0] = T(lo);
-    p.v[1] = T(hi);
-    return *reinterpret_cast<unsigned*>(&p);
-}
+#include "common/pack_pair.cuh"
 
 // [SECTION] Shared-memory layout
 //
 // Chunk c of row r lives at chunk c ^ (r mod 8) (for 64-byte rows, over pairs of rows sharing a
 // 128-byte line): the 8 rows an ldmatrix reads fall in 8 different bank groups.
-__device__ __forceinline__ int chunkOffset(int row, int chunk) {
-    if constexpr (kChunksPerRow >= 8) {
-        return row * kChunksPerRow + (chunk ^ (row & 7));
-    } else {
-        const int linear = row * kChunksPerRow + chunk;
-        const int line = linear >> 3;
-        return (line << 3) | ((linear & 7) ^ (line & 7));
-    }
-}
+__device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzledChunk<kChunksPerRow>(row, chunk); }
 
 }  // namespace kx_ln_linear
 
@@ -248,12 +217,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         bOffset[nj] = chunkOffset(warpN * kWN + nj * 16 + (lane / 16) * 8 + lane % 8, (lane / 8) % 2) * 16;
 
     float acc[kMmaM][kMmaN][4];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kMmaN; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+    zeroAccumulators(acc);
 
     // Prologue: the first kStages - 1 stages in flight; the first tile normalised and published.
 #pragma unroll

@@ -36,20 +36,10 @@ using T = ${ctype};
 
 constexpr int kOp = ${op_id};                   // 0 sum, 1 max, 2 min
 constexpr bool kExclusive = ${is_exclusive} != 0;
-constexpr bool kDirect = ${is_direct} != 0;     // LOAD=direct: no trip through shared memory
-constexpr int kBlock = ${BLOCK};                // threads per block
-constexpr int kItems = ${ITEMS};                // elements per thread (its register tile)
-constexpr unsigned int kDelayNs = ${DELAY};     // look-back: sleep before the first poll
-constexpr int kWarps = kBlock / 32;
-constexpr int kTile = kBlock * kItems;          // elements per block
-// The transpose buffer gets one spare element after every 32, so that thread t reading its
-// kItems consecutive elements (index t * kItems + i) does not hit the same bank as its neighbours.
-constexpr int kPaddedTile = kTile + kTile / 32;
 
-static_assert(kTile == ${TILE}, "kernel and manifest disagree on the tile");
-static_assert(kBlock % 32 == 0 && kWarps <= 32, "the block is whole warps, at most 32 of them");
+#include "common/block_tile.cuh"
+
 static_assert(kOp >= 0 && kOp <= 2, "op is sum, max or min");
-static_assert(${SMEM_BYTES} == (kDirect ? 0 : kPaddedTile * sizeof(T)), "kernel and manifest disagree on the shared memory");
 
 constexpr unsigned int kFullMask = 0xffffffffu;
 
@@ -128,43 +118,7 @@ __device__ __forceinline__ long long fromBits<long long>(unsigned long long bits
 // instruction), write them to the warp's own part of shared memory, and read back its blocked
 // elements. Each warp only exchanges data with itself, so __syncwarp suffices: no block-wide
 // barrier. Stores do the same in reverse.
-
-__device__ __forceinline__ int padded(int i) { return i + i / 32; }
-
-// The number of the tile's elements that exist (1 .. kTile): the last tile may be partial.
-__device__ __forceinline__ int validInTile(long long base, int n) {
-    const long long left = static_cast<long long>(n) - base;
-    return left < kTile ? static_cast<int>(left) : kTile;
-}
-
-// v[i] = tile element threadIdx.x * kItems + i, or `fill` past the end of the input. smem is the
-// kPaddedTile-element transpose buffer (unused when kDirect); warp w uses its elements
-// padded(w * 32 * kItems) onwards. Every thread must call it.
-template <class V>
-__device__ __forceinline__ void loadTile(const V* __restrict__ in, long long base, int valid, V (&v)[kItems], V fill, V* smem) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (kDirect) {
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = tid * kItems + i;
-            v[i] = j < valid ? in[base + j] : fill;
-        }
-    } else {
-        const int lane = tid % 32, warpBase = (tid / 32) * 32 * kItems;
-        // All kItems loads are issued before any is stored, so they are in flight together.
-        V striped[kItems];
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = warpBase + i * 32 + lane;
-            striped[i] = j < valid ? in[base + j] : fill;
-        }
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) smem[padded(warpBase + i * 32 + lane)] = striped[i];
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) v[i] = smem[padded(tid * kItems + i)];  // tid * kItems = warpBase + lane * kItems
-    }
-}
+// loadTile, with the tile's geometry, is in the configuration above (common/block_tile.cuh).
 
 // Writes v back to the elements loadTile read them from (those below `valid`). Every thread
 // must call it.
@@ -387,19 +341,14 @@ using namespace kx_scan;
 extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
                         unsigned int* __restrict__ ticket, ${ctype}* __restrict__ partials, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ T warpTotals[kWarps];
     __shared__ T tilePrefix;
     __shared__ unsigned int tileTicket;
 
     const ScanOp op{};
-    if (threadIdx.x == 0) tileTicket = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const long long tile = tileTicket;
+    const auto [tile, base, valid] = tileSpan(ticketedTile(ticket, tileTicket), n);
     const long long numTiles = (static_cast<long long>(n) + kTile - 1) / kTile;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
 
     T v[kItems];
     loadTile(in, base, valid, v, ScanOp::identity(), smem);
@@ -439,17 +388,15 @@ ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ 
 extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
                        unsigned int* __restrict__ ticket, ${ctype}* __restrict__ partials, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ T warpTotals[kWarps];
 
     const ScanOp op{};
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
     // Only the total matters here, and it does not depend on which thread holds which element,
     // but the load is the same as the downsweep's so that both add in the same order.
-    loadTile(in, base, validInTile(base, n), v, ScanOp::identity(), smem);
+    loadTile(in, base, valid, v, ScanOp::identity(), smem);
     const T total = blockReduce(threadReduce(v, op), ScanOp::identity(), op, warpTotals);
     if (threadIdx.x == 0) partials[tile] = total;
 }
@@ -491,14 +438,11 @@ ${KERNEL_NAME}_spine(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out
 extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_downsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
                          unsigned int* __restrict__ ticket, ${ctype}* __restrict__ partials, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ T warpTotals[kWarps];
 
     const ScanOp op{};
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
     loadTile(in, base, valid, v, ScanOp::identity(), smem);
     T blockTotal;

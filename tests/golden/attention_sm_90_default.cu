@@ -61,24 +61,29 @@ static_assert(kStages >= 2, "the pipeline needs at least two stages");
 
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+// Key rows past seq_k load as zero vectors (cp.async's srcBytes = 0), so their masked
+// probabilities (zero) meet finite values. V's tile runs along the head dimension and the mma
+// wants its fragments along the keys: ldmatrix's .trans hands them out.
+// ---- templates/common/cp_async_ldmatrix.cuh: the Ampere copy and fragment-load wrappers ----
+
+__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
 // cp.async copies 16 bytes global -> shared without passing through registers, so the next
-// tiles load while this one is multiplied. srcBytes = 0 reads nothing and writes zeros: key rows
-// past seq_k become zero vectors, so their masked probabilities (zero) meet finite values.
+// stages load while this one is multiplied. srcBytes = 0 reads nothing and writes zeros: rows
+// and columns past the data become zeros (what each template makes of them is said there).
 __device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
 }
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most Pending of this thread's committed groups are in flight; other threads'
+// copies become visible only after the __syncthreads() that follows.
 template <int Pending>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory"); }
 
 // ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lanes 8i..8i+7 give the addresses of
-// matrix i's rows, and each lane receives in register i the two elements the mma expects from it.
-// .trans hands out the transpose: V's tile runs along the head dimension, and the mma wants its
-// fragments along the keys.
+// matrix i's 8 rows (16 bytes each), and every lane receives, in register i, the two elements of
+// matrix i that the mma expects in that lane: row lane/4, columns 2*(lane%4) and +1. The .trans
+// form hands out the transpose, which turns a k-major tile into n-major fragments.
 __device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -90,8 +95,13 @@ __device__ __forceinline__ void ldmatrixX4Trans(unsigned (&r)[4], unsigned addr)
                  : "r"(addr));
 }
 
-// d += a * b for a 16 x 16 piece of A, a 16 x 8 piece of B and a 16 x 8 piece of D in fp32: lane
-// holds d[0], d[1] at row lane/4, columns 2*(lane%4) and +1, and d[2], d[3] eight rows below.
+// ---- end of templates/common/cp_async_ldmatrix.cuh ----
+
+// ---- templates/common/mma_m16n8k16.cuh: one tensor-core mma.sync (f16, fp32 accumulators) ----
+
+// d += a * b for a 16 x 16 piece of A (4 registers of 2 elements), a 16 x 8 piece of B (2
+// registers) and a 16 x 8 piece of D in fp32: lane holds d[0], d[1] at row lane/4, columns
+// 2*(lane%4) and +1, and d[2], d[3] eight rows below.
 __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -100,6 +110,52 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// ---- end of templates/common/mma_m16n8k16.cuh ----
+
+// ---- templates/common/fragments.cuh: the swizzled shared-memory layout and the mma.sync fragments ----
+
+// Shared memory has 32 banks of 4 bytes: 128 bytes, eight 16-byte chunks, per row of banks. An
+// ldmatrix reads 8 rows of a tile at the same column chunk; stored plainly, rows 64 or 128 bytes
+// apart land on the same chunk of the bank row and the reads are served one after another.
+// The swizzle stores chunk c of row r at chunk c ^ (r mod 8) (for 64-byte rows, taken over pairs of
+// rows, which share a 128-byte line): the 8 rows then hit 8 different chunks, and the 16-byte
+// cp.async writes of 8 neighbouring threads do too. No padding is needed, so rows stay dense.
+// Returns the chunk's index in the tile (16 bytes each).
+template <int ChunksPerRow>
+__device__ __forceinline__ int swizzledChunk(int row, int chunk) {
+    if constexpr (ChunksPerRow >= 8) {
+        return row * ChunksPerRow + (chunk ^ (row & 7));
+    } else {  // 4 chunks per row: two rows share each 128-byte line
+        const int linear = row * ChunksPerRow + chunk;
+        const int line = linear >> 3;
+        return (line << 3) | ((linear & 7) ^ (line & 7));
+    }
+}
+
+// fp32 accumulators of M x N mma tiles, 4 per lane each, set to zero.
+template <int M, int N>
+__device__ __forceinline__ void zeroAccumulators(float (&acc)[M][N][4]) {
+#pragma unroll
+    for (int mi = 0; mi < M; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < N; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
+// B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
+template <int Tiles>
+__device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+}
+
+// ---- end of templates/common/fragments.cuh ----
+
+// ---- templates/common/pack_pair.cuh: two fp32 values as one register of T ----
+
 // Two fp32 values rounded to f16 and packed in one register, the lower index in the low half.
 __device__ __forceinline__ unsigned packPair(float lo, float hi) {
     struct alignas(4) Pair { T v[2]; } p;
@@ -107,6 +163,10 @@ __device__ __forceinline__ unsigned packPair(float lo, float hi) {
     p.v[1] = T(hi);
     return *reinterpret_cast<unsigned*>(&p);
 }
+
+// ---- end of templates/common/pack_pair.cuh ----
+
+// ---- templates/common/attention_math.cuh: the softmax's fast exponential and its -inf ----
 
 // 2^x in one MUFU.EX2 instruction (about 2 ulp); exp(x) = 2^(x * log2 e), and log2 e is folded
 // into the scale, so each probability costs one FFMA and one EX2.
@@ -118,12 +178,14 @@ __device__ __forceinline__ float exp2Fast(float x) {
 
 __device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
 
+// ---- end of templates/common/attention_math.cuh ----
+
 // [SECTION] Shared-memory layout
 //
 // ldmatrix reads 8 rows at the same 16-byte column chunk. Rows of 128 bytes or more stored
 // plainly put those 8 reads on the same banks; storing chunk c of row r at chunk c ^ (r mod 8)
 // spreads them over 8 different bank groups, and the cp.async writes of 8 neighbouring threads too.
-__device__ __forceinline__ int chunkOffset(int row, int chunk) { return row * kRowChunks + (chunk ^ (row & 7)); }
+__device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzledChunk<kRowChunks>(row, chunk); }
 
 // [SECTION] Global -> shared
 //
@@ -212,13 +274,10 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 
     // Each lane holds, for every 16-row tile mi, rows lane/4 (r = 0) and lane/4 + 8 (r = 1).
     float o[kMmaM][kDTiles][4];
+    zeroAccumulators(o);
     float rowMax[kMmaM][2], rowSum[kMmaM][2];
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi) {
-#pragma unroll
-        for (int d = 0; d < kDTiles; ++d)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) o[mi][d][e] = 0.0f;
         rowMax[mi][0] = rowMax[mi][1] = negativeInfinity();
         rowSum[mi][0] = rowSum[mi][1] = 0.0f;   // this lane's partial sums, combined at the end
     }
@@ -240,12 +299,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 
         // S = Q K^T for this warp's rows and the tile's kBlockN keys, in fp32.
         float s[kMmaM][kKeyTiles][4];
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-            for (int n = 0; n < kKeyTiles; ++n)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) s[mi][n][e] = 0.0f;
+        zeroAccumulators(s);
 #pragma unroll
         for (int kk = 0; kk < kDSteps; ++kk) {
             unsigned a[kMmaM][4];

@@ -51,13 +51,15 @@ static_assert(kThreads == 384, "kernel and manifest disagree on THREADS");
 static_assert(kQBytes + kStages * kStageBytes + 1024 == 230400, "kernel and manifest disagree on the shared-memory size");
 static_assert(kHeadDim % 64 == 0, "the head dimension is a whole number of 64-column slices");
 
+// [SECTION] PTX wrappers
+
+// ---- templates/common/hopper_sync.cuh: TMA descriptors, mbarriers, wgmma fences, setmaxnreg ----
+
 // A TMA descriptor, passed by value in the kernel's parameter space (__grid_constant__); its
 // contents are opaque to the kernel, only its address is used.
 struct alignas(64) TensorMap {
     unsigned long long opaque[16];
 };
-
-// [SECTION] PTX wrappers
 
 __device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -69,6 +71,7 @@ __device__ __forceinline__ void mbarrierInit(unsigned bar, unsigned count) {
 __device__ __forceinline__ void mbarrierArrive(unsigned bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
+// Arrives, and tells the barrier to expect `bytes` more from asynchronous copies in this phase.
 __device__ __forceinline__ void mbarrierArriveExpectBytes(unsigned bar, unsigned bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
@@ -83,19 +86,10 @@ __device__ __forceinline__ void mbarrierWait(unsigned bar, unsigned parity) {
     } while (!done);
 }
 
-// One TMA copy of a 64 x rows x 1 box at (column, position, batch x head) into shared memory;
-// the mbarrier receives the bytes.
-__device__ __forceinline__ void tmaLoad3d(unsigned dst, const TensorMap& map, int x, int y, int z, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(z), "r"(bar)
-        : "memory");
-}
-
 // A wgmma shared-memory matrix descriptor for a tile the TMA wrote with the 128-byte swizzle:
-// 128-byte rows, 8-row groups 1024 bytes apart (the stride byte offset, along K for V), swizzle
-// mode 1 in bits 62-63. The leading byte offset matters only for V, read N-major (transposed):
-// there it is the distance from one 64-column slice of the head dimension to the next.
+// 128-byte rows, 8-row groups 1024 bytes apart (the stride byte offset), swizzle mode 1 in bits
+// 62-63. The leading byte offset matters only for an operand read N-major (transposed, as
+// attention's V): there it is the distance from one 64-column slice to the next.
 __device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned leadingBytes = 16) {
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(leadingBytes >> 4) << 16) |
            (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
@@ -106,120 +100,94 @@ __device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group
 template <int Pending>
 __device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
 
-// d (+)= A (64 x 16) * B (16 x N) for the scores: both operands read from shared memory, K-major,
-// issued by all 128 threads of a warpgroup. Thread t holds rows 16*(t/32) + (t%32)/4 and +8 of d,
-// columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
-// d += A * B for the output: A (the probabilities) from registers, in the same layout as an
-// mma.sync A fragment for each warp's 16 rows; B (V) from shared memory, transposed (imm-trans-b).
-// One overload per N, chosen by the accumulator array's size. wgmmaSSFirst is the first k-step
-// of the scores, d = A * B: its accumulators are outputs only, so that the softmax may overwrite
-// the previous tile's scores while the output product still runs (ptxas serialises wgmma's whose
-// inputs other instructions define while a wgmma group is in flight).
-__device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
-__device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(descA), "l"(descB), "r"(scaleD));
-}
-
-__device__ __forceinline__ void wgmmaSSFirst(float (&d)[32], unsigned long long descA, unsigned long long descB) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
-          "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
-          "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
-          "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
-        : "l"(descA), "l"(descB), "r"(0));
-}
-
-__device__ __forceinline__ void wgmmaSSFirst(float (&d)[64], unsigned long long descA, unsigned long long descB) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
-          "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
-          "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
-          "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
-          "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
-          "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
-          "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
-          "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
-        : "l"(descA), "l"(descB), "r"(0));
-}
-
-__device__ __forceinline__ void wgmmaRS(float (&d)[32], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
-}
-
-__device__ __forceinline__ void wgmmaRS(float (&d)[64], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
-}
-
 // setmaxnreg moves registers between warpgroups: the producer needs few, the consumers' accumulators many.
 __device__ __forceinline__ void growRegisters() { asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n"); }
 __device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n"); }
+
+// ---- end of templates/common/hopper_sync.cuh ----
+
+// One TMA copy of a 64 x rows x 1 box at (column, position, batch x head) into shared memory;
+// the mbarrier receives the bytes.
+__device__ __forceinline__ void tmaLoad3d(unsigned dst, const TensorMap& map, int x, int y, int z, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(z), "r"(bar)
+        : "memory");
+}
+
+// The scores, S = Q K^T: wgmmaSS, both operands K-major in shared memory.
+// ---- templates/common/wgmma_ss.cuh: wgmma with both operands in shared memory ----
+
+// wgmma names every accumulator register in its operand list. KX_ACC32(C, i) lists d[i] to
+// d[i + 31] with the constraint C ("+f": read and written; "=f": written only), and KX_REGS_A_B is
+// the text "%A, ..., %B" that the instruction's accumulator vector spells out.
+#define KX_ACC8(C, i) C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
+#define KX_ACC32(C, i) KX_ACC8(C, i), KX_ACC8(C, i + 8), KX_ACC8(C, i + 16), KX_ACC8(C, i + 24)
+#define KX_REGS_0_31 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define KX_REGS_32_63 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KX_REGS_64_95 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define KX_REGS_96_127 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define KX_REGS_0_63 KX_REGS_0_31 ", " KX_REGS_32_63
+#define KX_REGS_0_127 KX_REGS_0_63 ", " KX_REGS_64_95 ", " KX_REGS_96_127
+
+// d (+)= A (64 x 16) * B (16 x N), both read from shared memory through descriptors, issued by all
+// 128 threads of a warpgroup; scaleD = 0 ignores d's old value. One overload per N (64, 128, 256),
+// chosen by the accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4
+// and +8 of d, columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
+__device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" KX_REGS_0_31 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" KX_REGS_0_63 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaSS(float (&d)[128], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" KX_REGS_0_127 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+
+// ---- end of templates/common/wgmma_ss.cuh ----
+
+// wgmmaSSFirst is the first k-step of the scores, d = A * B: its accumulators are outputs only, so
+// that the softmax may overwrite the previous tile's scores while the output product still runs
+// (ptxas serialises wgmma's whose inputs other instructions define while a wgmma group is in
+// flight). wgmmaRS is the output, d += A * B: A (the probabilities) from registers, in the same
+// layout as an mma.sync A fragment for each warp's 16 rows; B (V) from shared memory, transposed
+// (imm-trans-b). One overload per N, chosen by the accumulator array's size.
+__device__ __forceinline__ void wgmmaSSFirst(float (&d)[32], unsigned long long descA, unsigned long long descB) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" KX_REGS_0_31 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("=f", 0)
+                 : "l"(descA), "l"(descB), "r"(0));
+}
+__device__ __forceinline__ void wgmmaSSFirst(float (&d)[64], unsigned long long descA, unsigned long long descB) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" KX_REGS_0_63 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("=f", 0), KX_ACC32("=f", 32)
+                 : "l"(descA), "l"(descB), "r"(0));
+}
+
+__device__ __forceinline__ void wgmmaRS(float (&d)[32], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" KX_REGS_0_31 "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : KX_ACC32("+f", 0)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaRS(float (&d)[64], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" KX_REGS_0_63 "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
+}
+
+// ---- templates/common/pack_pair.cuh: two fp32 values as one register of T ----
 
 // Two fp32 values rounded to f16 and packed in one register, the lower index in the low half.
 __device__ __forceinline__ unsigned packPair(float lo, float hi) {
@@ -229,7 +197,12 @@ __device__ __forceinline__ unsigned packPair(float lo, float hi) {
     return *reinterpret_cast<unsigned*>(&p);
 }
 
-// 2^x in one MUFU.EX2 instruction; log2 e is folded into the scale.
+// ---- end of templates/common/pack_pair.cuh ----
+
+// ---- templates/common/attention_math.cuh: the softmax's fast exponential and its -inf ----
+
+// 2^x in one MUFU.EX2 instruction (about 2 ulp); exp(x) = 2^(x * log2 e), and log2 e is folded
+// into the scale, so each probability costs one FFMA and one EX2.
 __device__ __forceinline__ float exp2Fast(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -237,6 +210,8 @@ __device__ __forceinline__ float exp2Fast(float x) {
 }
 
 __device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
+
+// ---- end of templates/common/attention_math.cuh ----
 
 }  // namespace kx_attention_wgmma
 

@@ -83,26 +83,28 @@ static_assert(kKSteps % 2 == 0, "fragment sets alternate by k-step: every stage 
 
 // [SECTION] PTX wrappers
 
+// cp.async's zeros (srcBytes = 0) are the padding around the image, and rows and columns past the
+// GEMM: zeros that change no sum.
+// ---- templates/common/cp_async_ldmatrix.cuh: the Ampere copy and fragment-load wrappers ----
+
 __device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
-// 16 bytes global -> shared, bypassing registers; srcBytes = 0 writes zeros: the padding around
-// the image, and rows and columns past the GEMM, become zeros that change no sum.
+// cp.async copies 16 bytes global -> shared without passing through registers, so the next
+// stages load while this one is multiplied. srcBytes = 0 reads nothing and writes zeros: rows
+// and columns past the data become zeros (what each template makes of them is said there).
 __device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
 }
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most Pending of this thread's committed groups are in flight; other threads'
+// copies become visible only after the __syncthreads() that follows.
 template <int Pending>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory"); }
 
-__device__ __forceinline__ void storeElement(unsigned dst, unsigned short v) {
-    asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(dst), "h"(v) : "memory");
-}
-__device__ __forceinline__ void storeElement(unsigned dst, unsigned int v) {
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(dst), "r"(v) : "memory");
-}
-
-// ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lanes 8i..8i+7 address matrix i's rows.
-// The .trans form hands out each matrix transposed.
+// ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lanes 8i..8i+7 give the addresses of
+// matrix i's 8 rows (16 bytes each), and every lane receives, in register i, the two elements of
+// matrix i that the mma expects in that lane: row lane/4, columns 2*(lane%4) and +1. The .trans
+// form hands out the transpose, which turns a k-major tile into n-major fragments.
 __device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -112,6 +114,112 @@ __device__ __forceinline__ void ldmatrixX4Trans(unsigned (&r)[4], unsigned addr)
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
+}
+
+// ---- end of templates/common/cp_async_ldmatrix.cuh ----
+
+// ---- templates/common/multistage_mainloop.cuh: the cp.async multistage k-loop of the mma.sync templates ----
+
+// The main loop, as CUTLASS's multistage pipeline orders it, over `tiles` k-tiles of kKSteps
+// k-steps each, in kStages shared-memory stages. The prologue starts the first kStages - 1
+// stages; every thread commits one group per stage, empty or not, so the group count says which
+// stage has landed. In the loop, the copies of tile kt + kStages - 1 start at the first k-step,
+// into the stage every warp finished reading before the previous barrier (first, while only one
+// fragment set is live). In each k-step the warp then loads the next k-step's fragments and
+// issues this one's mma's. The barrier comes after the second-last k-step's mma's (which keep
+// the tensor cores busy while the warps meet), and once past it the last k-step loads the first
+// fragments of the next stage, which has landed.
+//   loadStage(stage, tile)           issues one stage's cp.async copies
+//   loadFragments(set, stage, kStep) loads one k-step's fragments into register set `set` (0, 1)
+//   mmaStep(set)                     issues the mma's of that set
+template <class LoadStage, class LoadFragments, class MmaStep>
+__device__ __forceinline__ void multistageMainloop(int tiles, LoadStage&& loadStage, LoadFragments&& loadFragments, MmaStep&& mmaStep) {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < tiles) loadStage(s, s);
+        cpAsyncCommit();
+    }
+    cpAsyncWait<kStages - 2>();
+    __syncthreads();
+    loadFragments(0, 0, 0);
+
+    int readStage = 0;
+    int writeStage = kStages - 1;
+    for (int kt = 0; kt < tiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < kKSteps; ++kk) {
+            const int set = kk % 2;
+            if (kk == 0) {
+                const int next = kt + kStages - 1;
+                if (next < tiles) loadStage(writeStage, next);
+                cpAsyncCommit();
+                writeStage = writeStage + 1 == kStages ? 0 : writeStage + 1;
+            }
+            if (kk + 1 < kKSteps) {
+                loadFragments(set ^ 1, readStage, kk + 1);
+            } else {
+                readStage = readStage + 1 == kStages ? 0 : readStage + 1;
+                loadFragments(set ^ 1, readStage, 0);
+            }
+            mmaStep(set);
+            if (kk == kKSteps - 2) {
+                // Tile kt + 1 has landed once at most kStages - 2 younger groups are pending.
+                cpAsyncWait<kStages - 2>();
+                __syncthreads();
+            }
+        }
+    }
+}
+
+// ---- end of templates/common/multistage_mainloop.cuh ----
+
+// ---- templates/common/fragments.cuh: the swizzled shared-memory layout and the mma.sync fragments ----
+
+// Shared memory has 32 banks of 4 bytes: 128 bytes, eight 16-byte chunks, per row of banks. An
+// ldmatrix reads 8 rows of a tile at the same column chunk; stored plainly, rows 64 or 128 bytes
+// apart land on the same chunk of the bank row and the reads are served one after another.
+// The swizzle stores chunk c of row r at chunk c ^ (r mod 8) (for 64-byte rows, taken over pairs of
+// rows, which share a 128-byte line): the 8 rows then hit 8 different chunks, and the 16-byte
+// cp.async writes of 8 neighbouring threads do too. No padding is needed, so rows stay dense.
+// Returns the chunk's index in the tile (16 bytes each).
+template <int ChunksPerRow>
+__device__ __forceinline__ int swizzledChunk(int row, int chunk) {
+    if constexpr (ChunksPerRow >= 8) {
+        return row * ChunksPerRow + (chunk ^ (row & 7));
+    } else {  // 4 chunks per row: two rows share each 128-byte line
+        const int linear = row * ChunksPerRow + chunk;
+        const int line = linear >> 3;
+        return (line << 3) | ((linear & 7) ^ (line & 7));
+    }
+}
+
+// fp32 accumulators of M x N mma tiles, 4 per lane each, set to zero.
+template <int M, int N>
+__device__ __forceinline__ void zeroAccumulators(float (&acc)[M][N][4]) {
+#pragma unroll
+    for (int mi = 0; mi < M; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < N; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
+// B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
+template <int Tiles>
+__device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+}
+
+// ---- end of templates/common/fragments.cuh ----
+
+__device__ __forceinline__ void storeElement(unsigned dst, unsigned short v) {
+    asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(dst), "h"(v) : "memory");
+}
+__device__ __forceinline__ void storeElement(unsigned dst, unsigned int v) {
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(dst), "r"(v) : "memory");
 }
 
 // d = a * b + d: a 16 x kKStep piece of A, a kKStep x 8 piece of B, a 16 x 8 piece of D in fp32
@@ -138,15 +246,7 @@ __device__ __forceinline__ unsigned roundToTf32(unsigned bits) {
 // so that the 8 rows one ldmatrix reads, and 8 neighbouring threads' cp.async writes, fall in 8
 // different bank groups (gemm_mma's README explains it).
 template <int ChunksPerRow>
-__device__ __forceinline__ int chunkOffset(int row, int chunk) {
-    if constexpr (ChunksPerRow >= 8) {
-        return row * ChunksPerRow + (chunk ^ (row & 7));
-    } else {
-        const int linear = row * ChunksPerRow + chunk;
-        const int line = linear >> 3;
-        return (line << 3) | ((linear & 7) ^ (line & 7));
-    }
-}
+__device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzledChunk<ChunksPerRow>(row, chunk); }
 
 // [SECTION] Problem
 
@@ -574,12 +674,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     }
 
     float acc[kMmaM][kMmaN][4];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kMmaN; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+    zeroAccumulators(acc);
 
     unsigned a[2][kMmaM][4];
     unsigned b[2][kMmaN][2];
@@ -600,10 +695,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
                 ldmatrixX4(r, bTile + (bOffset[nj] ^ (kk * 32)));
             else
                 ldmatrixX4Trans(r, bTile + bOffset[nj] + kk * kKStep * kBChunksPerRow * 16);
-            b[set][2 * nj][0] = r[0];
-            b[set][2 * nj][1] = r[1];
-            b[set][2 * nj + 1][0] = r[2];
-            b[set][2 * nj + 1][1] = r[3];
+            storeBFragments(b[set], nj, r);
         }
         if constexpr (kTf32) {
 #pragma unroll
@@ -617,44 +709,13 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         }
     };
 
-    // The multistage pipeline of gemm_mma: every thread commits one group per stage, empty or not.
+    // The multistage pipeline of gemm_mma.
+    multistageMainloop(kTiles, loadStage, loadFragments, [&](int set) {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < kTiles) loadStage(s, s);
-        cpAsyncCommit();
-    }
-    cpAsyncWait<kStages - 2>();
-    __syncthreads();
-    loadFragments(0, 0, 0);
-
-    int readStage = 0;
-    int writeStage = kStages - 1;
-    for (int kt = 0; kt < kTiles; ++kt) {
+        for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
-        for (int kk = 0; kk < kKSteps; ++kk) {
-            const int set = kk % 2;
-            if (kk == 0) {
-                const int next = kt + kStages - 1;
-                if (next < kTiles) loadStage(writeStage, next);
-                cpAsyncCommit();
-                writeStage = writeStage + 1 == kStages ? 0 : writeStage + 1;
-            }
-            if (kk + 1 < kKSteps) {
-                loadFragments(set ^ 1, readStage, kk + 1);
-            } else {
-                readStage = readStage + 1 == kStages ? 0 : readStage + 1;
-                loadFragments(set ^ 1, readStage, 0);
-            }
-#pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < kMmaN; ++ni) mma(acc[mi][ni], a[set][mi], b[set][ni]);
-            if (kk == kKSteps - 2) {
-                cpAsyncWait<kStages - 2>();
-                __syncthreads();
-            }
-        }
-    }
+            for (int ni = 0; ni < kMmaN; ++ni) mma(acc[mi][ni], a[set][mi], b[set][ni]);
+    });
     cpAsyncWait<0>();  // no copy may still be writing shared memory when the block exits
 
     // Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two

@@ -35,6 +35,9 @@ namespace kx_filter {
 using T = float;
 
 constexpr int kPred = 0;               // 0 gt, 1 lt, 2 eq, 3 ne, 4 nonzero
+
+// ---- templates/common/block_tile.cuh: a block's tile of kBlock x kItems elements (scan, filter) ----
+
 constexpr bool kDirect = 0 != 0;     // LOAD=direct: no trip through shared memory
 constexpr int kBlock = 128;                // threads per block
 constexpr int kItems = 24;                // elements per thread (its register tile)
@@ -47,9 +50,72 @@ constexpr int kPaddedTile = kTile + kTile / 32;
 
 static_assert(kTile == 3072, "kernel and manifest disagree on the tile");
 static_assert(kBlock % 32 == 0 && kWarps <= 32, "the block is whole warps, at most 32 of them");
+static_assert(12672 == (kDirect ? 0 : kPaddedTile * sizeof(T)), "kernel and manifest disagree on the shared memory");
+
+// The transpose buffer: the block's dynamic shared memory, kPaddedTile elements (none for
+// LOAD=direct).
+__device__ __forceinline__ T* transposeBuffer() {
+    extern __shared__ __align__(16) unsigned char smemBytes[];
+    return reinterpret_cast<T*>(smemBytes);
+}
+
+// Where transposeBuffer's rows of 32 elements (and one spare) put element i.
+__device__ __forceinline__ int padded(int i) { return i + i / 32; }
+
+// Tile `index`: its first element, and how many of its elements exist (1 .. kTile: the last
+// tile may be partial).
+struct TileSpan {
+    long long index, base;
+    int valid;
+};
+__device__ __forceinline__ TileSpan tileSpan(long long index, int n) {
+    const long long base = index * kTile;
+    const long long left = static_cast<long long>(n) - base;
+    return {index, base, left < kTile ? static_cast<int>(left) : kTile};
+}
+
+// The look-back kernel's tile: taken from an atomic ticket, so that tile t is handed out only
+// after tiles 0 .. t-1 were, to blocks already running (the kernel's comment says why). slot is
+// the block's __shared__ copy of the ticket.
+__device__ __forceinline__ long long ticketedTile(unsigned int* ticket, unsigned int& slot) {
+    if (threadIdx.x == 0) slot = atomicAdd(ticket, 1u);
+    __syncthreads();
+    return slot;
+}
+
+// v[i] = tile element threadIdx.x * kItems + i, or `fill` past the end of the input. smem is the
+// kPaddedTile-element transpose buffer (unused when kDirect); warp w uses its elements
+// padded(w * 32 * kItems) onwards. Every thread must call it.
+template <class V>
+__device__ __forceinline__ void loadTile(const V* __restrict__ in, long long base, int valid, V (&v)[kItems], V fill, V* smem) {
+    const int tid = static_cast<int>(threadIdx.x);
+    if constexpr (kDirect) {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+            const int j = tid * kItems + i;
+            v[i] = j < valid ? in[base + j] : fill;
+        }
+    } else {
+        const int lane = tid % 32, warpBase = (tid / 32) * 32 * kItems;
+        // All kItems loads are issued before any is stored, so they are in flight together.
+        V striped[kItems];
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+            const int j = warpBase + i * 32 + lane;
+            striped[i] = j < valid ? in[base + j] : fill;
+        }
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) smem[padded(warpBase + i * 32 + lane)] = striped[i];
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) v[i] = smem[padded(tid * kItems + i)];  // tid * kItems = warpBase + lane * kItems
+    }
+}
+
+// ---- end of templates/common/block_tile.cuh ----
+
 static_assert(kItems <= 32, "a thread's kept flags fit one 32-bit mask");
 static_assert(kPred >= 0 && kPred <= 4, "pred is gt, lt, eq, ne or nonzero");
-static_assert(12672 == (kDirect ? 0 : kPaddedTile * sizeof(T)), "kernel and manifest disagree on the shared memory");
 
 constexpr unsigned int kFullMask = 0xffffffffu;
 
@@ -72,42 +138,7 @@ __device__ __forceinline__ bool keep(T x, T threshold) {
 // elements "striped" (load i of lane l reads element i * 32 + l of the warp's share: 32
 // neighbours per instruction) and rearrange them through its own part of shared memory; each
 // warp only exchanges data with itself, so __syncwarp suffices.
-
-__device__ __forceinline__ int padded(int i) { return i + i / 32; }
-
-// The number of the tile's elements that exist (1 .. kTile): the last tile may be partial.
-__device__ __forceinline__ int validInTile(long long base, int n) {
-    const long long left = static_cast<long long>(n) - base;
-    return left < kTile ? static_cast<int>(left) : kTile;
-}
-
-// v[i] = tile element threadIdx.x * kItems + i (elements past the end are left as 0: the
-// caller masks them off). smem is the kPaddedTile-element transpose buffer (unused when kDirect);
-// warp w uses its elements padded(w * 32 * kItems) onwards. Every thread must call it.
-__device__ __forceinline__ void loadTile(const T* __restrict__ in, long long base, int valid, T (&v)[kItems], T* smem) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (kDirect) {
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = tid * kItems + i;
-            v[i] = j < valid ? in[base + j] : T(0);
-        }
-    } else {
-        const int lane = tid % 32, warpBase = (tid / 32) * 32 * kItems;
-        // All kItems loads are issued before any is stored, so they are in flight together.
-        T striped[kItems];
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = warpBase + i * 32 + lane;
-            striped[i] = j < valid ? in[base + j] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) smem[padded(warpBase + i * 32 + lane)] = striped[i];
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) v[i] = smem[padded(tid * kItems + i)];  // tid * kItems = warpBase + lane * kItems
-    }
-}
+// loadTile, with the tile's geometry, is in the configuration above (common/block_tile.cuh).
 
 // Bit i set: element i of this thread exists and is kept.
 __device__ __forceinline__ unsigned int keptMask(const T (&v)[kItems], int valid, T threshold) {
@@ -268,21 +299,16 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 filter_gt_f32_lookback_b128_i24_transpose_d2000_lookback(const float* __restrict__ in, float* __restrict__ out, int* __restrict__ count,
                         unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                         int* __restrict__ partials, float threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
     __shared__ int tileOffset;
     __shared__ unsigned int tileTicket;
 
-    if (threadIdx.x == 0) tileTicket = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const long long tile = tileTicket;
+    const auto [tile, base, valid] = tileSpan(ticketedTile(ticket, tileTicket), n);
     const long long numTiles = (static_cast<long long>(n) + kTile - 1) / kTile;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
 
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const unsigned int mask = keptMask(v, valid, threshold);
     int tileKept;
     const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);
@@ -322,15 +348,12 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 filter_gt_f32_lookback_b128_i24_transpose_d2000_upsweep(const float* __restrict__ in, float* __restrict__ out, int* __restrict__ count,
                        unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                        int* __restrict__ partials, float threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
 
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const int kept = blockSum(__popc(keptMask(v, valid, threshold)), warpTotals);
     if (threadIdx.x == 0) partials[tile] = kept;
 }
@@ -375,15 +398,12 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 filter_gt_f32_lookback_b128_i24_transpose_d2000_downsweep(const float* __restrict__ in, float* __restrict__ out, int* __restrict__ count,
                          unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                          int* __restrict__ partials, float threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
+    T* smem = transposeBuffer();
     __shared__ int warpTotals[kWarps];
 
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
+    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
     T v[kItems];
-    loadTile(in, base, valid, v, smem);
+    loadTile(in, base, valid, v, T(0), smem);
     const unsigned int mask = keptMask(v, valid, threshold);
     int tileKept;
     const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);

@@ -62,13 +62,13 @@ static_assert(kKSteps % 2 == 0, "fragment sets alternate by k-step: every stage 
 
 // [SECTION] PTX wrappers
 
-__device__ __forceinline__ unsigned smemAddress(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+// ---- templates/common/cp_async_ldmatrix.cuh: the Ampere copy and fragment-load wrappers ----
+
+__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
 // cp.async copies 16 bytes global -> shared without passing through registers, so the next
 // stages load while this one is multiplied. srcBytes = 0 reads nothing and writes zeros: rows
-// and columns past the matrix become zeros, which leave every dot product unchanged.
+// and columns past the data become zeros (what each template makes of them is said there).
 __device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
 }
@@ -93,36 +93,128 @@ __device__ __forceinline__ void ldmatrixX4Trans(unsigned (&r)[4], unsigned addr)
                  : "r"(addr));
 }
 
-// d = a * b + d for a 16 x 16 piece of A (4 registers of 2 elements), a 16 x 8 piece of B (2
-// registers) and a 16 x 8 piece of C in fp32 (4 registers: rows lane/4 and lane/4 + 8, columns
-// 2*(lane%4) and +1).
-__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+// ---- end of templates/common/cp_async_ldmatrix.cuh ----
+
+// ---- templates/common/mma_m16n8k16.cuh: one tensor-core mma.sync (f16, fp32 accumulators) ----
+
+// d += a * b for a 16 x 16 piece of A (4 registers of 2 elements), a 16 x 8 piece of B (2
+// registers) and a 16 x 8 piece of D in fp32: lane holds d[0], d[1] at row lane/4, columns
+// 2*(lane%4) and +1, and d[2], d[3] eight rows below.
+__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// [SECTION] Shared-memory layout
-//
+// ---- end of templates/common/mma_m16n8k16.cuh ----
+
+// ---- templates/common/multistage_mainloop.cuh: the cp.async multistage k-loop of the mma.sync templates ----
+
+// The main loop, as CUTLASS's multistage pipeline orders it, over `tiles` k-tiles of kKSteps
+// k-steps each, in kStages shared-memory stages. The prologue starts the first kStages - 1
+// stages; every thread commits one group per stage, empty or not, so the group count says which
+// stage has landed. In the loop, the copies of tile kt + kStages - 1 start at the first k-step,
+// into the stage every warp finished reading before the previous barrier (first, while only one
+// fragment set is live). In each k-step the warp then loads the next k-step's fragments and
+// issues this one's mma's. The barrier comes after the second-last k-step's mma's (which keep
+// the tensor cores busy while the warps meet), and once past it the last k-step loads the first
+// fragments of the next stage, which has landed.
+//   loadStage(stage, tile)           issues one stage's cp.async copies
+//   loadFragments(set, stage, kStep) loads one k-step's fragments into register set `set` (0, 1)
+//   mmaStep(set)                     issues the mma's of that set
+template <class LoadStage, class LoadFragments, class MmaStep>
+__device__ __forceinline__ void multistageMainloop(int tiles, LoadStage&& loadStage, LoadFragments&& loadFragments, MmaStep&& mmaStep) {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < tiles) loadStage(s, s);
+        cpAsyncCommit();
+    }
+    cpAsyncWait<kStages - 2>();
+    __syncthreads();
+    loadFragments(0, 0, 0);
+
+    int readStage = 0;
+    int writeStage = kStages - 1;
+    for (int kt = 0; kt < tiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < kKSteps; ++kk) {
+            const int set = kk % 2;
+            if (kk == 0) {
+                const int next = kt + kStages - 1;
+                if (next < tiles) loadStage(writeStage, next);
+                cpAsyncCommit();
+                writeStage = writeStage + 1 == kStages ? 0 : writeStage + 1;
+            }
+            if (kk + 1 < kKSteps) {
+                loadFragments(set ^ 1, readStage, kk + 1);
+            } else {
+                readStage = readStage + 1 == kStages ? 0 : readStage + 1;
+                loadFragments(set ^ 1, readStage, 0);
+            }
+            mmaStep(set);
+            if (kk == kKSteps - 2) {
+                // Tile kt + 1 has landed once at most kStages - 2 younger groups are pending.
+                cpAsyncWait<kStages - 2>();
+                __syncthreads();
+            }
+        }
+    }
+}
+
+// ---- end of templates/common/multistage_mainloop.cuh ----
+
+// ---- templates/common/fragments.cuh: the swizzled shared-memory layout and the mma.sync fragments ----
+
 // Shared memory has 32 banks of 4 bytes: 128 bytes, eight 16-byte chunks, per row of banks. An
 // ldmatrix reads 8 rows of a tile at the same column chunk; stored plainly, rows 64 or 128 bytes
 // apart land on the same chunk of the bank row and the reads are served one after another.
 // The swizzle stores chunk c of row r at chunk c ^ (r mod 8) (for 64-byte rows, taken over pairs of
 // rows, which share a 128-byte line): the 8 rows then hit 8 different chunks, and the 16-byte
 // cp.async writes of 8 neighbouring threads do too. No padding is needed, so rows stay dense.
+// Returns the chunk's index in the tile (16 bytes each).
 template <int ChunksPerRow>
-__device__ __forceinline__ int chunkOffset(int row, int chunk) {
-    if constexpr (!kSwizzle) {
-        return row * ChunksPerRow + chunk;
-    } else if constexpr (ChunksPerRow >= 8) {
+__device__ __forceinline__ int swizzledChunk(int row, int chunk) {
+    if constexpr (ChunksPerRow >= 8) {
         return row * ChunksPerRow + (chunk ^ (row & 7));
     } else {  // 4 chunks per row: two rows share each 128-byte line
         const int linear = row * ChunksPerRow + chunk;
         const int line = linear >> 3;
         return (line << 3) | ((linear & 7) ^ (line & 7));
     }
+}
+
+// fp32 accumulators of M x N mma tiles, 4 per lane each, set to zero.
+template <int M, int N>
+__device__ __forceinline__ void zeroAccumulators(float (&acc)[M][N][4]) {
+#pragma unroll
+    for (int mi = 0; mi < M; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < N; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
+// B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
+template <int Tiles>
+__device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+}
+
+// ---- end of templates/common/fragments.cuh ----
+
+// [SECTION] Shared-memory layout
+//
+// The XOR swizzle of common/fragments.cuh (swizzle = 1), or rows stored plainly (swizzle = 0,
+// to see the bank conflicts it removes).
+template <int ChunksPerRow>
+__device__ __forceinline__ int chunkOffset(int row, int chunk) {
+    if constexpr (!kSwizzle) return row * ChunksPerRow + chunk;
+    else return swizzledChunk<ChunksPerRow>(row, chunk);
 }
 
 // [SECTION] Global -> shared
@@ -165,7 +257,11 @@ __device__ __forceinline__ void loadTile(unsigned smemTile, const T* __restrict_
 
 __device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
 
-__device__ __forceinline__ void storePair(T* __restrict__ C, int N, int M, int row, int col, float x, float y, bool pairOk) {
+// ---- templates/common/store_pair.cuh: the epilogue's store of two neighbouring outputs ----
+
+// C[row, col] and C[row, col + 1] of an M x N row-major C, rounded to T: one store of both when
+// the pair is aligned (pairOk) and inside the matrix, else each element that is inside.
+__device__ __forceinline__ void storePair(T* __restrict__ C, int M, int N, int row, int col, float x, float y, bool pairOk) {
     if (row >= M) return;
     T* p = C + static_cast<long long>(row) * N + col;
     if (pairOk && col + 1 < N) {
@@ -178,6 +274,8 @@ __device__ __forceinline__ void storePair(T* __restrict__ C, int N, int M, int r
         if (col + 1 < N) p[1] = T(y);
     }
 }
+
+// ---- end of templates/common/store_pair.cuh ----
 
 }  // namespace kx_gemm_mma
 
@@ -241,12 +339,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     }
 
     float acc[kMmaM][kMmaN][4];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kMmaN; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+    zeroAccumulators(acc);
 
     // Fragments of one k-step: A for kMmaM tiles of 16 x 16, B for kMmaN tiles of 16 x 8. Two
     // sets, so that the next k-step's ldmatrix runs while this one's mma's do.
@@ -264,59 +357,16 @@ extern "C" __global__ void __launch_bounds__(kThreads)
                 ldmatrixX4(r, bTile + (bOffset[nj] ^ (kk * 32)));
             else
                 ldmatrixX4Trans(r, bTile + bOffset[nj] + kk * 16 * kBChunksPerRow * 16);
-            b[set][2 * nj][0] = r[0];
-            b[set][2 * nj][1] = r[1];
-            b[set][2 * nj + 1][0] = r[2];
-            b[set][2 * nj + 1][1] = r[3];
+            storeBFragments(b[set], nj, r);
         }
     };
 
-    // Prologue: start the first kStages - 1 stages. Every thread commits one group per stage,
-    // empty or not, so the group count says which stage has landed.
+    multistageMainloop(kTiles, loadStage, loadFragments, [&](int set) {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < kTiles) loadStage(s, s);
-        cpAsyncCommit();
-    }
-    cpAsyncWait<kStages - 2>();
-    __syncthreads();
-    loadFragments(0, 0, 0);
-
-    // The main loop, as CUTLASS's multistage pipeline orders it. The copies of tile
-    // kt + kStages - 1 start at the first k-step, into the stage every warp finished reading
-    // before the previous barrier (first, while only one fragment set is live). In each k-step the
-    // warp then loads the next k-step's fragments and issues this one's mma's. The barrier comes after the second-last k-step's mma's (which
-    // keep the tensor cores busy while the warps meet), and once past it the last k-step loads the
-    // first fragments of the next stage, which has landed.
-    int readStage = 0;
-    int writeStage = kStages - 1;
-    for (int kt = 0; kt < kTiles; ++kt) {
+        for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
-        for (int kk = 0; kk < kKSteps; ++kk) {
-            const int set = kk % 2;
-            if (kk == 0) {
-                const int next = kt + kStages - 1;
-                if (next < kTiles) loadStage(writeStage, next);
-                cpAsyncCommit();
-                writeStage = writeStage + 1 == kStages ? 0 : writeStage + 1;
-            }
-            if (kk + 1 < kKSteps) {
-                loadFragments(set ^ 1, readStage, kk + 1);
-            } else {
-                readStage = readStage + 1 == kStages ? 0 : readStage + 1;
-                loadFragments(set ^ 1, readStage, 0);
-            }
-#pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < kMmaN; ++ni) mma16816(acc[mi][ni], a[set][mi], b[set][ni]);
-            if (kk == kKSteps - 2) {
-                // Tile kt + 1 has landed once at most kStages - 2 younger groups are pending.
-                cpAsyncWait<kStages - 2>();
-                __syncthreads();
-            }
-        }
-    }
+            for (int ni = 0; ni < kMmaN; ++ni) mma16816(acc[mi][ni], a[set][mi], b[set][ni][0], b[set][ni][1]);
+    });
 
     // Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two adjacent
     // columns each, rounded to f16 and stored as one 4-byte pair where the row allows it.
@@ -327,8 +377,8 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int ni = 0; ni < kMmaN; ++ni) {
             const int col = blockN + warpN * kWN + ni * 8 + (lane % 4) * 2;
-            storePair(C, N, M, row, col, acc[mi][ni][0], acc[mi][ni][1], pairOk);
-            storePair(C, N, M, row + 8, col, acc[mi][ni][2], acc[mi][ni][3], pairOk);
+            storePair(C, M, N, row, col, acc[mi][ni][0], acc[mi][ni][1], pairOk);
+            storePair(C, M, N, row + 8, col, acc[mi][ni][2], acc[mi][ni][3], pairOk);
         }
     }
 }

@@ -50,22 +50,44 @@ static_assert(kThreads % kChunksPerRow == 0, "a thread's copies must share a chu
 
 // [SECTION] PTX wrappers
 
+// ---- templates/common/cp_async_ldmatrix.cuh: the Ampere copy and fragment-load wrappers ----
+
 __device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
-// cp.async copies 16 bytes global -> shared; srcBytes = 0 writes zeros (rows past the matrix).
+// cp.async copies 16 bytes global -> shared without passing through registers, so the next
+// stages load while this one is multiplied. srcBytes = 0 reads nothing and writes zeros: rows
+// and columns past the data become zeros (what each template makes of them is said there).
 __device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(srcBytes) : "memory");
 }
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most Pending of this thread's committed groups are in flight; other threads'
+// copies become visible only after the __syncthreads() that follows.
 template <int Pending>
 __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory"); }
 
+// ldmatrix.x4: four 8 x 8 matrices of 16-bit elements; lanes 8i..8i+7 give the addresses of
+// matrix i's 8 rows (16 bytes each), and every lane receives, in register i, the two elements of
+// matrix i that the mma expects in that lane: row lane/4, columns 2*(lane%4) and +1. The .trans
+// form hands out the transpose, which turns a k-major tile into n-major fragments.
 __device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
 }
+__device__ __forceinline__ void ldmatrixX4Trans(unsigned (&r)[4], unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
 
+// ---- end of templates/common/cp_async_ldmatrix.cuh ----
+
+// ---- templates/common/mma_m16n8k16.cuh: one tensor-core mma.sync (f16, fp32 accumulators) ----
+
+// d += a * b for a 16 x 16 piece of A (4 registers of 2 elements), a 16 x 8 piece of B (2
+// registers) and a 16 x 8 piece of D in fp32: lane holds d[0], d[1] at row lane/4, columns
+// 2*(lane%4) and +1, and d[2], d[3] eight rows below.
 __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -74,10 +96,57 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// ---- end of templates/common/mma_m16n8k16.cuh ----
+
+// ---- templates/common/fragments.cuh: the swizzled shared-memory layout and the mma.sync fragments ----
+
+// Shared memory has 32 banks of 4 bytes: 128 bytes, eight 16-byte chunks, per row of banks. An
+// ldmatrix reads 8 rows of a tile at the same column chunk; stored plainly, rows 64 or 128 bytes
+// apart land on the same chunk of the bank row and the reads are served one after another.
+// The swizzle stores chunk c of row r at chunk c ^ (r mod 8) (for 64-byte rows, taken over pairs of
+// rows, which share a 128-byte line): the 8 rows then hit 8 different chunks, and the 16-byte
+// cp.async writes of 8 neighbouring threads do too. No padding is needed, so rows stay dense.
+// Returns the chunk's index in the tile (16 bytes each).
+template <int ChunksPerRow>
+__device__ __forceinline__ int swizzledChunk(int row, int chunk) {
+    if constexpr (ChunksPerRow >= 8) {
+        return row * ChunksPerRow + (chunk ^ (row & 7));
+    } else {  // 4 chunks per row: two rows share each 128-byte line
+        const int linear = row * ChunksPerRow + chunk;
+        const int line = linear >> 3;
+        return (line << 3) | ((linear & 7) ^ (line & 7));
+    }
+}
+
+// fp32 accumulators of M x N mma tiles, 4 per lane each, set to zero.
+template <int M, int N>
+__device__ __forceinline__ void zeroAccumulators(float (&acc)[M][N][4]) {
+#pragma unroll
+    for (int mi = 0; mi < M; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < N; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
+// B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
+template <int Tiles>
+__device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+}
+
+// ---- end of templates/common/fragments.cuh ----
+
 // 16 bytes of T, and two fp32 values packed as T in one register.
 struct alignas(16) Chunk {
     T v[kChunk];
 };
+// ---- templates/common/pack_pair.cuh: two fp32 values as one register of T ----
+
+// Two fp32 values rounded to f16 and packed in one register, the lower index in the low half.
 __device__ __forceinline__ unsigned packPair(float lo, float hi) {
     struct alignas(4) Pair { T v[2]; } p;
     p.v[0] = T(lo);
@@ -85,19 +154,13 @@ __device__ __forceinline__ unsigned packPair(float lo, float hi) {
     return *reinterpret_cast<unsigned*>(&p);
 }
 
+// ---- end of templates/common/pack_pair.cuh ----
+
 // [SECTION] Shared-memory layout
 //
 // Chunk c of row r lives at chunk c ^ (r mod 8) (for 64-byte rows, over pairs of rows sharing a
 // 128-byte line): the 8 rows an ldmatrix reads fall in 8 different bank groups.
-__device__ __forceinline__ int chunkOffset(int row, int chunk) {
-    if constexpr (kChunksPerRow >= 8) {
-        return row * kChunksPerRow + (chunk ^ (row & 7));
-    } else {
-        const int linear = row * kChunksPerRow + chunk;
-        const int line = linear >> 3;
-        return (line << 3) | ((linear & 7) ^ (line & 7));
-    }
-}
+__device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzledChunk<kChunksPerRow>(row, chunk); }
 
 }  // namespace kx_ln_linear
 
@@ -248,12 +311,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         bOffset[nj] = chunkOffset(warpN * kWN + nj * 16 + (lane / 16) * 8 + lane % 8, (lane / 8) % 2) * 16;
 
     float acc[kMmaM][kMmaN][4];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kMmaN; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+    zeroAccumulators(acc);
 
     // Prologue: the first kStages - 1 stages in flight; the first tile normalised and published.
 #pragma unroll

@@ -1,0 +1,38 @@
+// ---- templates/common/wgmma_ss.cuh: wgmma with both operands in shared memory ----
+
+// wgmma names every accumulator register in its operand list. KX_ACC32(C, i) lists d[i] to
+// d[i + 31] with the constraint C ("+f": read and written; "=f": written only), and KX_REGS_A_B is
+// the text "%A, ..., %B" that the instruction's accumulator vector spells out.
+#define KX_ACC8(C, i) C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
+#define KX_ACC32(C, i) KX_ACC8(C, i), KX_ACC8(C, i + 8), KX_ACC8(C, i + 16), KX_ACC8(C, i + 24)
+#define KX_REGS_0_31 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define KX_REGS_32_63 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KX_REGS_64_95 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define KX_REGS_96_127 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define KX_REGS_0_63 KX_REGS_0_31 ", " KX_REGS_32_63
+#define KX_REGS_0_127 KX_REGS_0_63 ", " KX_REGS_64_95 ", " KX_REGS_96_127
+
+// d (+)= A (64 x 16) * B (16 x N), both read from shared memory through descriptors, issued by all
+// 128 threads of a warpgroup; scaleD = 0 ignores d's old value. One overload per N (64, 128, 256),
+// chosen by the accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4
+// and +8 of d, columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
+__device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaSS(float (&d)[128], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_127 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+
+// ---- end of templates/common/wgmma_ss.cuh ----
