@@ -56,6 +56,8 @@ static_assert(kThreads % kChunksPerRow == 0, "a thread's copies must share a chu
 
 #include "common/fragments.cuh"
 
+#include "common/block_order.cuh"
+
 // 16 bytes of T, and two fp32 values packed as T in one register.
 struct alignas(16) Chunk {
     T v[kChunk];
@@ -112,12 +114,8 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
     const int warpM = warp / kWarpsN, warpN = warp % kWarpsN;
 
-    const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
-    const int id = static_cast<int>(blockIdx.x);
-    const int firstM = id / (kGroupM * blocksN) * kGroupM;
-    const int groupRows = min(blocksM - firstM, kGroupM);
-    const int blockM = (firstM + id % groupRows) * kBM;
-    const int blockN = (id % (kGroupM * blocksN)) / groupRows * kBN;
+    const int2 origin = groupedBlockOrigin(M, N);   // grouped for L2 reuse, as in gemm_mma
+    const int blockM = origin.x, blockN = origin.y;
     const int kTiles = (K + kBK - 1) / kBK;
     const bool vectorOk = K % kChunk == 0;   // rows 16-byte aligned: whole chunks
 

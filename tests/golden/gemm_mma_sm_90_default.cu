@@ -207,6 +207,21 @@ __device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj,
 
 // ---- end of templates/common/fragments.cuh ----
 
+// ---- templates/common/block_order.cuh: the GEMM blocks' order for L2 reuse ----
+
+// Block order: down a column of kGroupM block rows, then on to the next column. The blocks that
+// run together read a few rows of A and columns of B, which L2 keeps between them. Returns the
+// first row (x) and column (y) of block blockIdx.x's kBM x kBN tile of the M x N output.
+__device__ __forceinline__ int2 groupedBlockOrigin(int M, int N) {
+    const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
+    const int id = static_cast<int>(blockIdx.x);
+    const int firstM = id / (kGroupM * blocksN) * kGroupM;
+    const int groupRows = min(blocksM - firstM, kGroupM);
+    return make_int2((firstM + id % groupRows) * kBM, (id % (kGroupM * blocksN)) / groupRows * kBN);
+}
+
+// ---- end of templates/common/block_order.cuh ----
+
 // [SECTION] Shared-memory layout
 //
 // The XOR swizzle of common/fragments.cuh (swizzle = 1), or rows stored plainly (swizzle = 0,
@@ -290,15 +305,9 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
     const int warpM = warp / kWarpsN, warpN = warp % kWarpsN;
 
-    // Block order: down a column of kGroupM block rows, then on to the next column. The blocks
-    // that run together read a few rows of A and columns of B, which L2 keeps between them.
-    const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
-    const int id = static_cast<int>(blockIdx.x);
-    const int group = id / (kGroupM * blocksN);
-    const int firstM = group * kGroupM;
-    const int groupRows = min(blocksM - firstM, kGroupM);
-    const int blockM = (firstM + id % groupRows) * kBM;
-    const int blockN = (id % (kGroupM * blocksN)) / groupRows * kBN;
+    // Block order: grouped by kGroupM block rows for L2 reuse (common/block_order.cuh).
+    const int2 origin = groupedBlockOrigin(M, N);
+    const int blockM = origin.x, blockN = origin.y;
 
     // 16-byte copies need 16-byte aligned rows: a pitch that is a multiple of 8 elements.
     const bool aVectorOk = K % kChunk == 0 && aligned16(A);
