@@ -168,22 +168,17 @@ __device__ __forceinline__ int __clz(int x) { return x == 0 ? 32 : __builtin_clz
 //
 // Device-wide (agent scope) and relaxed, like CUDA's atomicAdd and friends.
 
-template <typename T>
-__device__ __forceinline__ T atomicAdd(T* address, T value) {
-    return __hip_atomic_fetch_add(address, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-template <typename T>
-__device__ __forceinline__ T atomicMax(T* address, T value) {
-    return __hip_atomic_fetch_max(address, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-template <typename T>
-__device__ __forceinline__ T atomicMin(T* address, T value) {
-    return __hip_atomic_fetch_min(address, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-template <typename T>
-__device__ __forceinline__ T atomicExch(T* address, T value) {
-    return __hip_atomic_exchange(address, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
+// One line per read-modify-write: CUDA's name, and the HIP builtin that does it.
+#define KX_RELAXED_AGENT_ATOMIC(name, builtin)                                        \
+    template <typename T>                                                             \
+    __device__ __forceinline__ T name(T* address, T value) {                          \
+        return builtin(address, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);  \
+    }
+KX_RELAXED_AGENT_ATOMIC(atomicAdd, __hip_atomic_fetch_add)
+KX_RELAXED_AGENT_ATOMIC(atomicMax, __hip_atomic_fetch_max)
+KX_RELAXED_AGENT_ATOMIC(atomicMin, __hip_atomic_fetch_min)
+KX_RELAXED_AGENT_ATOMIC(atomicExch, __hip_atomic_exchange)
+#undef KX_RELAXED_AGENT_ATOMIC
 template <typename T>
 __device__ __forceinline__ T atomicCAS(T* address, T compare, T value) {
     __hip_atomic_compare_exchange_strong(address, &compare, value, __ATOMIC_RELAXED, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
