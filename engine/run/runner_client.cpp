@@ -83,6 +83,14 @@ bool RunnerClient::start(std::string* error) {
     return true;
 }
 
+bool RunnerClient::ensureStarted(std::string* error) {
+    std::lock_guard lock(m_mutex);
+    if (m_pid >= 0) return true;
+    if (start(error)) return true;
+    killLocked();
+    return false;
+}
+
 nlohmann::json RunnerClient::request(const nlohmann::json& req, double timeoutSeconds) {
     std::lock_guard lock(m_mutex);
     auto failure = [&](const std::string& message) {

@@ -30,6 +30,11 @@ public:
     // {"ok":false,"error":<plain words>,"fatal":true}. Thread-safe (one request at a time).
     nlohmann::json request(const nlohmann::json& request, double timeoutSeconds);
 
+    // Starts the runner unless it is running, so that a caller can say it cannot start before
+    // preparing a run's inputs. False, with the reason in *error, when it cannot start.
+    // Thread-safe.
+    bool ensureStarted(std::string* error);
+
     // Kills the runner now (a later request starts a new one). Safe from any thread, also while
     // another thread waits in request(): that request then returns the runner's death.
     void stop();

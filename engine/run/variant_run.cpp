@@ -340,6 +340,11 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
         auto stage = [&](const char* text) {
             if (opt.onStage) opt.onStage(text);
         };
+        // A runner that cannot start is said before the inputs are made (seconds for large sizes).
+        if (std::string why; !runner.ensureStarted(&why)) {
+            report.error = why;
+            return report;
+        }
         stage("preparing inputs");
         ScratchDir dir;
         RunPlan plan = planRun(tmpl, config, arch, sizes, compiled, opt, dir.path);
