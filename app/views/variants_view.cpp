@@ -40,7 +40,9 @@ std::vector<std::string> shortLabels(const std::vector<SessionEntry>& entries, s
     for (const SessionEntry& e : entries) {
         const engine::Config& mine = e.variant.config;
         std::string label;
-        for (const auto& [key, value] : mine.values) {
+        for (const auto& entry : mine.values) {
+            const std::string& key = entry.first;
+            const std::string& value = entry.second;
             const bool differs = std::any_of(entries.begin(), entries.end(), [&](const SessionEntry& o) {
                 if (o.variant.config.templateId != mine.templateId) return false;
                 const auto it = o.variant.config.values.find(key);
