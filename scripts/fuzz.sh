@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (CMake preset `fuzz`: clang 14, ASan + UBSan) and runs each for
-# SECONDS (default 60) on the seed corpora made from the repository's real files. Prints each
-# target's execution count; exits non-zero on the first finding (the crashing input is saved as
-# build-fuzz/findings/<target>/crash-*; make it a regression test).
+# Builds the libFuzzer targets (clang 14, ASan + UBSan) and runs each for SECONDS (default 60) on
+# the seed corpora made from the repository's real files. Prints each target's execution count;
+# exits non-zero on the first finding (the crashing input is saved as
+# BUILD/findings/<target>/crash-*; make it a regression test).
+# PRESET (default `fuzz`, optimised: the long runs) may be `sanitize`, whose Debug objects carry
+# the fuzzer's coverage too: scripts/run-tests.sh fuzzes briefly with what it already built.
+#   scripts/fuzz.sh [SECONDS [PRESET]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+preset=${2:-fuzz}
+case $preset in
+  fuzz) build=build-fuzz ;;
+  sanitize) build=build-sanitize ;;
+  *) echo "fuzz.sh: unknown preset '$preset' (fuzz or sanitize)" >&2; exit 2 ;;
+esac
 jobs=$(nproc)
 
-cmake --preset fuzz >/dev/null
+cmake --preset "$preset" >/dev/null
 targets=(fuzz_manifest fuzz_arch fuzz_expression fuzz_session fuzz_tutorial fuzz_render fuzz_occupancy_csv fuzz_run_reply
          fuzz_runner_request fuzz_share)
-cmake --build --preset fuzz -j "$jobs" --target "${targets[@]}"
+cmake --build --preset "$preset" -j "$jobs" --target "${targets[@]}"
 
-corpus=build-fuzz/corpus
+corpus=$build/corpus
 rm -rf "$corpus"
 for t in "${targets[@]}"; do mkdir -p "$corpus/$t"; done
 for m in templates/*/manifest.xml tests/engine/templates/data*/*/manifest.xml; do
@@ -93,12 +102,12 @@ export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 for t in "${targets[@]}"; do
-  findings=build-fuzz/findings/$t
+  findings=$build/findings/$t
   mkdir -p "$findings"
-  log=build-fuzz/findings/$t.log
+  log=$build/findings/$t.log
   extra=()
   [[ $t == fuzz_session ]] && extra=(-max_len=1400000)
-  if build-fuzz/bin/$t "$corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+  if "$build/bin/$t" "$corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
        -artifact_prefix="$findings/" "${extra[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     echo "$t: $runs executions in ${seconds}s, no finding"
