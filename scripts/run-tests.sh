@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything, builds, and runs every test: the default build's whole suite (GUI tests
-# under Xvfb included), then the engine and CLI tests again under AddressSanitizer + UBSan, and
-# every fuzz target briefly on the sanitizer build's objects.
+# under Xvfb included), then every CPU test again under AddressSanitizer + UBSan + LeakSanitizer,
+# and every fuzz target briefly on the sanitizer build's objects.
 # Tests tagged [gpu] need an NVIDIA GPU and driver; without one they are skipped, and this
 # script says so.
 set -euo pipefail
@@ -28,12 +28,11 @@ else
   ctest --preset default -j "$jobs" -LE gpu
 fi
 
-# The sanitizer pass (clang 14): engine and CLI. The preset also builds the app, but its GUI
-# tests do not pass under LeakSanitizer yet (leaks attributed to an unloaded Mesa driver; README
-# "Sanitizers").
+# The sanitizer pass (clang 14, ASan + UBSan + LeakSanitizer): every CPU test again, the GUI
+# tests under Xvfb included.
 cmake --preset sanitize
-cmake --build --preset sanitize -j "$jobs" --target test_engine test_cli kx kx-runner
-ctest --preset sanitize -j "$jobs" -R '^test_(engine|cli):' -LE gpu
+cmake --build --preset sanitize -j "$jobs" --target test_engine test_cli test_app kx kx-runner kernel-explorer
+ctest --preset sanitize -j "$jobs" -R '^test_(engine|cli|app):' -LE gpu
 
 # Every fuzz target briefly (ASan + UBSan, seeded from the repository's files), linked from the
 # sanitizer build's objects.
