@@ -32,7 +32,17 @@ for t in "${templates[@]}"; do
       for cfg in MIN_BLOCKS=2 MIN_BLOCKS=3 "MIN_BLOCKS=3,ITEMS=12" "MIN_BLOCKS=2,ITEMS=12"; do run "$t" "$cfg" --set "$cfg"; done ;;
     stencil)
       for cfg in "TX=32,TY=4" "TX=64,TY=4" "TX=32,TY=8" "TX=128,TY=4" "TX=64,TY=16" "TX=128,TY=8" \
-                 "strategy=naive" "order=2" "order=2,strategy=naive"; do run "$t" "$cfg" --set "$cfg"; done ;;
+                 "strategy=naive" "order=2" "order=2,strategy=naive" "order=2,TX=32,TY=8" "order=2,PREFETCH=2" \
+                 "strategy=smem_async" "order=2,strategy=smem_async" "order=2,strategy=smem_async,PREFETCH=4"; do
+        run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "preset tuned" --preset tuned
+      run "$t" "order=2, preset tuned" --set order=2 --preset tuned ;;
+    transpose)
+      for cfg in "smem=none" "smem=naive_smem" "smem=swizzle" "TILE=32,BLOCK_ROWS=2" "TILE=64,BLOCK_ROWS=4" "TILE=64,BLOCK_ROWS=16" \
+                 "TILE=64,BLOCK_ROWS=4,smem=swizzle" "dtype=f16" "dtype=f64"; do run "$t" "$cfg" --set "$cfg"; done
+      run "$t" "preset tuned" --preset tuned
+      run "$t" "f16, preset tuned" --set dtype=f16 --preset tuned
+      run "$t" "f64, preset tuned" --set dtype=f64 --preset tuned ;;
     map)
       for cfg in "VEC=1" "VEC=1,ITEMS=1" "ITEMS=1" "ITEMS=4" "loop=stride" "dtype=f16" "op=gelu" "op=fma" "op=exp"; do
         run "$t" "$cfg" --set "$cfg"; done ;;

@@ -21,6 +21,7 @@
 //   [SECTION] Configuration   sizes and coefficients
 //   [SECTION] naive           one thread per point, every tap from global memory
 //   [SECTION] smem_zmarch     x-y tile in shared memory, z-neighbours in registers
+//   [SECTION] smem_async      the same march, planes copied ahead into shared memory with cp.async
 //   [SECTION] Kernel
 
 // A named namespace rather than an anonymous one: NVRTC would warn about every helper this
@@ -33,11 +34,13 @@ constexpr int kRadius = 4;
 constexpr int kTx = 64;             // threads (points) per block along x
 constexpr int kTy = 8;             // threads (points) per block along y
 constexpr bool kZmarch = 1 != 0;
+constexpr bool kAsync = 0 != 0;  // smem_async (sm_80 and later)
 constexpr int kPrefetch = 1;  // smem_zmarch: planes loaded ahead of need
 
 static_assert(kRadius == 1 || kRadius == 4, "order 2 (radius 1) or order 8 (radius 4)");
 static_assert(!kZmarch || (kTx >= kRadius && kTy >= kRadius), "the first kRadius threads along each axis load the halo");
 static_assert(kPrefetch >= 0, "a queue cannot be shorter than the stencil");
+static_assert(!kAsync || kZmarch, "smem_async is a z-march");
 
 // Ck, the weight of the neighbours at distance k (C0: the centre).
 __device__ __forceinline__ constexpr float coefficient(int k) {
@@ -202,6 +205,146 @@ __device__ __forceinline__ void zmarch(const float* __restrict__ in, float* __re
     }
 }
 
+// [SECTION] smem_async
+//
+// smem_zmarch with its loads moved off the registers. There, a load in flight holds a register
+// until its value arrives, so the registers cap the bytes in flight per SM, and a streaming kernel
+// needs many (about bandwidth x latency: 3 TB/s x 1 us is 3 MB over the GPU); each step also waits
+// for the slowest of its block's loads at the barrier. Here the block copies whole planes (the
+// (kTy + 2 kRadius) x (kTx + 2 kRadius) rectangle around the patch, halo included) straight from
+// global to shared memory with cp.async, kPrefetch planes ahead of need, into a ring of kStages
+// plane buffers; in flight they cost shared memory, not registers.
+//
+// Step z: issue the copy of plane z + kRadius + kPrefetch (one commit group per plane), wait
+// until at most kPrefetch groups are pending (so plane z + kRadius has landed), barrier (so it has
+// landed for every thread, and every thread is done with step z - 1), then compute plane z: the x
+// and y neighbours from plane z's buffer, the z neighbours from a ring of 2 kRadius + 1 registers
+// that each step feeds with the thread's own point of plane z + kRadius (unrolled as in
+// smem_zmarch: no value moves). The copy issued at step z overwrites the buffer of plane
+// z - 2 (kStages = kRadius + kPrefetch + 2), which no thread reads after step z - 2; a thread
+// reaches it only after the barrier of step z - 1. Points outside the grid are zero-filled by the
+// copy itself (a source size of 0 bytes).
+constexpr int kStages = kRadius + kPrefetch + 2;
+constexpr int kTileW = kTx + 2 * kRadius, kTileH = kTy + 2 * kRadius;  // a plane's buffer, halo included
+constexpr int kCopies = (kTileW * kTileH + kTx * kTy - 1) / (kTx * kTy);  // copies per thread per plane
+
+// 4 bytes global -> shared, or 4 zero bytes when !inside. The constraints keep smem_async to
+// sm_80 and later; other strategies compile these to nothing on older arches.
+__device__ __forceinline__ void copyAsync(float* dst, const float* src, bool inside) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src), "r"(inside ? 4 : 0) : "memory");
+#endif
+}
+__device__ __forceinline__ void commitCopies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int Pending>
+__device__ __forceinline__ void waitCopies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
+    constexpr int kRing = 2 * kRadius + 1;  // registers: planes z - kRadius .. z + kRadius of the column
+    __shared__ float planes[kStages][kTileH][kTileW];
+
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int tid = ty * kTx + tx;
+    const int x0 = static_cast<int>(blockIdx.x) * kTx;  // first x of the block's patch
+    const int x = x0 + tx;
+    const long long plane = static_cast<long long>(nx) * ny;
+    const int patchesY = (ny - 1) / kTy + 1;
+    const int zPerBlock = (nz - 1) / static_cast<int>(gridDim.z) + 1;
+    const int z0 = static_cast<int>(blockIdx.z) * zPerBlock;
+    if (z0 >= nz) return;  // the same for the whole block, so no barrier is left waiting
+    const int z1 = min(nz, z0 + zPerBlock);
+    const bool inX = x < nx;
+    const bool xInterior = x >= kRadius && x < nx - kRadius;
+
+    for (int patch = static_cast<int>(blockIdx.y); patch < patchesY; patch += static_cast<int>(gridDim.y)) {
+        const int y0 = patch * kTy;  // first y of the block's patch
+        const int y = y0 + ty;
+        const bool inXY = inX && y < ny;
+        const bool xyInterior = xInterior && y >= kRadius && y < ny - kRadius;
+        const long long column = static_cast<long long>(y) * nx + x;  // offset of (x, y) in a plane
+
+        // This thread's copies: elements tid, tid + kTx * kTy, ... of a plane's buffer, row-major
+        // (consecutive threads copy consecutive x: coalesced).
+        long long copyAt[kCopies];  // offset in a plane
+        bool copyInside[kCopies];   // (x, y) in the grid
+#pragma unroll
+        for (int c = 0; c < kCopies; ++c) {
+            const int e = tid + c * kTx * kTy;
+            const int gy = y0 - kRadius + e / kTileW, gx = x0 - kRadius + e % kTileW;
+            copyInside[c] = e < kTileW * kTileH && gx >= 0 && gx < nx && gy >= 0 && gy < ny;
+            copyAt[c] = copyInside[c] ? static_cast<long long>(gy) * nx + gx : 0;
+        }
+        auto copyPlane = [&](int z) {  // z >= 0; one commit group, empty or not
+            float* buffer = &planes[z % kStages][0][0];
+#pragma unroll
+            for (int c = 0; c < kCopies; ++c) {
+                const int e = tid + c * kTx * kTy;
+                const bool inside = copyInside[c] && z < nz;
+                if (e < kTileW * kTileH) copyAsync(buffer + e, inside ? in + (z * plane + copyAt[c]) : in, inside);
+            }
+            commitCopies();
+        };
+        auto own = [&](int z) { return planes[z % kStages][ty + kRadius][tx + kRadius]; };
+
+        // The column below the chunk straight from global memory; planes z0 .. z0 + kRadius +
+        // kPrefetch - 1 into the ring of buffers, and the first kRadius of them into registers.
+        float zq[kRing];  // plane p in slot (p - z0 + kRadius) mod kRing
+#pragma unroll
+        for (int k = 0; k < kRadius; ++k) zq[k] = inXY && z0 - kRadius + k >= 0 ? in[(z0 - kRadius + k) * plane + column] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kRadius + kPrefetch; ++j) copyPlane(z0 + j);
+        waitCopies<kPrefetch>();
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < kRadius; ++k) zq[kRadius + k] = own(z0 + k);
+
+        for (int zRound = z0; zRound < z1; zRound += kRing) {
+#pragma unroll
+            for (int s = 0; s < kRing; ++s) {
+                const int z = zRound + s;
+                if (z >= z1) break;  // the same for the whole block: no barrier is left waiting
+                auto slot = [&](int d) { return (s + kRadius + d) % kRing; };  // of plane z + d
+
+                copyPlane(z + kRadius + kPrefetch);
+                waitCopies<kPrefetch>();
+                __syncthreads();
+                zq[slot(kRadius)] = own(z + kRadius);
+
+                if (inXY) {
+                    const float (&t)[kTileH][kTileW] = planes[z % kStages];
+                    const float cur = zq[slot(0)];
+                    float v = cur;
+                    if (xyInterior && z >= kRadius && z < nz - kRadius) {
+                        float acc = coefficient(0) * cur;
+#pragma unroll
+                        for (int k = 1; k <= kRadius; ++k)
+                            acc = fmaf(coefficient(k),
+                                       ring(t[ty + kRadius][tx + kRadius - k], t[ty + kRadius][tx + kRadius + k],
+                                            t[ty + kRadius - k][tx + kRadius], t[ty + kRadius + k][tx + kRadius],
+                                            zq[slot(-k)], zq[slot(k)]),
+                                       acc);
+                        v = acc;
+                    }
+                    out[z * plane + column] = v;
+                }
+            }
+        }
+        // Copies still in flight (planes past the chunk) must land before the next patch reuses
+        // the buffers, and slower threads may still be reading them.
+        waitCopies<0>();
+        __syncthreads();
+    }
+}
+
 }  // namespace kx_stencil
 
 using namespace kx_stencil;
@@ -209,7 +352,9 @@ using namespace kx_stencil;
 // [SECTION] Kernel
 extern "C" __global__ void __launch_bounds__(kTx * kTy)
 stencil_o8_smem_zmarch_64x8_z64_p1(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
-    if constexpr (kZmarch)
+    if constexpr (kAsync)
+        asyncMarch(in, out, nx, ny, nz);
+    else if constexpr (kZmarch)
         zmarch(in, out, nx, ny, nz);
     else
         naive(in, out, nx, ny, nz);
