@@ -185,10 +185,10 @@ void ExplorerApp::cycleFocus(int direction) {
     ImGui::SetWindowFocus(order[static_cast<std::size_t>(next)]->title().c_str());
 }
 
-bool ExplorerApp::showView(std::string_view name) {
+bool ExplorerApp::showView(std::string_view name, bool open) {
     View* v = findView(name);
     if (v == nullptr) return false;
-    v->setOpen(true);
+    v->setOpen(open);
     return true;
 }
 

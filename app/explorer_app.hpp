@@ -57,7 +57,7 @@ public:
     CodeTabsView& codeTabs() { return *m_codeTabs; }
     // Opens the view whose title matches name, case-insensitively ("occupancy", "roofline").
     // Returns false when there is none.
-    bool showView(std::string_view name);
+    bool showView(std::string_view name, bool open = true);  // open false: closes it
     RooflineView& roofline() { return *m_roofline; }
     CompareView& compare() { return *m_compare; }
     VariantsView& variants() { return *m_variants; }

@@ -231,6 +231,9 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
     case ScriptCommand::Kind::View:
         if (!app.showView(c.argument)) fail(c, fmt::format("unknown view '{}'", c.argument));
         break;
+    case ScriptCommand::Kind::CloseView:
+        if (!app.showView(c.argument, false)) fail(c, fmt::format("unknown view '{}'", c.argument));
+        break;
     case ScriptCommand::Kind::LoadVariant: {
         const int i = variantIndex(c, app, c.argument);
         const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(i)]->variantId;
@@ -405,6 +408,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Expect:
     case Kind::Tab:
     case Kind::View:
+    case Kind::CloseView:
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
     case Kind::ExportRoofline: return stepExportRoofline(c, app);

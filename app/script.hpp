@@ -12,10 +12,12 @@
 //                            control bits); without N the first line of the selected source line
 //   code split ptx|sass|off  what the Source tab shows beside the source
 //   code peak                scroll the SASS panes to the peak of live registers and hover it
-//   code print               print "kernel-explorer: code: line L: P PTX lines, S SASS lines, peak R live registers"
+//   code print               print "kernel-explorer: code: line L: P PTX lines, S SASS lines, peak R live registers;
+//                            top lines: source A, PTX B, SASS C" (the first line each tab showed when last drawn)
 //   tab occupancy|roofline   open that analysis panel (they sit below the code tabs)
 //   view NAME                open the view titled NAME (case-insensitive: occupancy, roofline, resources,
 //                            compare)
+//   close NAME               close the view titled NAME, as its window's close button or the View menu does
 //   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
 //   wait-compile             render until the pending compile finished (at most 120 s)
 //   session [FILE]           open the session FILE, or create it when absent; without FILE, the
@@ -131,7 +133,7 @@ public:
 
 struct ScriptCommand {
     enum class Kind {
-        Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, ExportRoofline,
+        Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
         UserKernel, Flag, Share

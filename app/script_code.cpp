@@ -76,9 +76,11 @@ bool ScriptRunner::stepCode(const ScriptCommand& c, ExplorerApp& app) {
         code.showPeak();
     } else if (c.argument == "print") {
         const engine::SourceLineInfo* info = links.map().info(links.selected());
-        std::cerr << fmt::format("kernel-explorer: code: line {}: {} PTX lines, {} SASS lines, peak {} live registers\n", links.selected(),
-                                 info ? info->ptxLines.size() : 0, info ? info->sassLines.size() : 0,
-                                 links.sass() ? links.sass()->peakLiveRegisters : -1);
+        std::cerr << fmt::format("kernel-explorer: code: line {}: {} PTX lines, {} SASS lines, peak {} live registers; "
+                                 "top lines: source {}, PTX {}, SASS {}\n",
+                                 links.selected(), info ? info->ptxLines.size() : 0, info ? info->sassLines.size() : 0,
+                                 links.sass() ? links.sass()->peakLiveRegisters : -1, code.topLine(CodePane::Source),
+                                 code.topLine(CodePane::Ptx), code.topLine(CodePane::Sass));
     }
     return false;
 }

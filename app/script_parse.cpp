@@ -208,6 +208,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"expect", {Kind::Expect, parseKeyValues}},
     {"tab", {Kind::Tab, parseTab}},
     {"view", {Kind::View, parseView}},
+    {"close", {Kind::CloseView, parseView}},
     {"export-roofline", {Kind::ExportRoofline, parseExportRoofline}},
     {"wait-compile", {Kind::WaitCompile, parseNoArgument}},
     {"frames", {Kind::Frames, parseFrames}},
@@ -264,7 +265,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         c.line = lineNo;
         const Parser parse = parserOf(w, c);
         if (!parse)
-            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, wait-compile, frames, screenshot, export-roofline, "
+            throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, close, wait-compile, frames, screenshot, export-roofline, "
                                     "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
                                     "compare-select, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
                                     "print-layout, idle-cpu, theme-check, quit, code, kernel, flag, share)",

@@ -2,6 +2,8 @@
 
 #include "theme.hpp"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -243,6 +245,12 @@ void WorkspaceLayout::drawSplitters() {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
     ImGui::Begin("##workspace", nullptr, flags);
     ImGui::PopStyleVar(2);
+    // The splitters' window covers the whole viewport, so it must stay behind every panel: there
+    // it is the window under the mouse only in the gaps between panels. ImGui puts a window with
+    // NoBringToFrontOnFocus behind all others when it is created, and the panels are created after
+    // this window (and some later still, when first opened), each going behind it; without this the
+    // splitters' window would take the mouse's hover, clicks and wheel from every panel.
+    ImGui::BringWindowToDisplayBack(ImGui::GetCurrentWindow());
     const Palette& pal = m_theme.palette();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (std::size_t i = 0; i < m_splitters.size(); ++i) {

@@ -40,6 +40,10 @@ public:
     // True once the current compile's SASS listing is there, or known to be unavailable.
     bool linksSettled() const;
     const CodeLinks& links() const { return m_links; }
+    // The first line the tab of that pane showed at its last draw (0: not drawn yet).
+    int topLine(CodePane pane) const {
+        return (pane == CodePane::Source ? m_source : pane == CodePane::Ptx ? m_ptx : m_sass).firstVisibleLine();
+    }
 
 protected:
     void drawContent() override;

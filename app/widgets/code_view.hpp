@@ -72,6 +72,7 @@ public:
     void forceHover(int line) { m_forcedHover = line; }
     // Whether line is inside the visible part, as of the last draw().
     bool lineVisible(int line) const { return line >= m_firstVisible && line <= m_lastVisible; }
+    int firstVisibleLine() const { return m_firstVisible; }  // 1-based; 0 before the first draw()
     int lineCount() const { return static_cast<int>(m_lineStarts.size()); }
 
 private:

@@ -288,6 +288,27 @@ TEST_CASE("gui: an idle window sleeps, and the app reports its own frame times",
     CHECK(std::stoi(m[3]) <= 4);
 }
 
+TEST_CASE("gui: the mouse wheel over a panel scrolls it, not the splitters' window behind the panels", "[app][gui][workspace]") {
+    requirePrerequisites();
+    TempDir dir("workspace_wheel");
+    // The pointer is moved onto the Code panel and the wheel turned there, as a user does. The
+    // splitters live in a window covering the whole viewport; were it in front of the panels it
+    // would take the wheel (and every click) and the listing would not move.
+    const fs::path script = writeScript(dir, "template gemm\narch sm_90\nwait-compile\ntab ptx\nframes 3\ncode print\n"
+                                             "wheel code 4 6\nframes 2\ncode print\nquit\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --width 1280 --height 720");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    static const std::regex top(R"(code: line \d+: .*top lines: source \d+, PTX (\d+), SASS \d+)");
+    std::vector<int> ptxTop;
+    for (auto it = std::sregex_iterator(r.stderrText.begin(), r.stderrText.end(), top); it != std::sregex_iterator(); ++it)
+        ptxTop.push_back(std::stoi((*it)[1]));
+    REQUIRE(ptxTop.size() == 2);
+    CHECK(ptxTop[0] > 0);
+    // 24 notches of at least a few lines each.
+    CHECK(ptxTop[1] > ptxTop[0] + 40);
+}
+
 TEST_CASE("gui: bad workspace commands exit 2 naming file and line", "[app][gui][workspace]") {
     requirePrerequisites();
     const std::vector<std::pair<std::string, std::string>> cases = {
