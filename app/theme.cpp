@@ -79,7 +79,8 @@ Palette paletteOf(bool light) {
 
 // Which palette colour each ImGui colour takes, grouped by widget; alpha < 0 keeps the palette
 // colour's own, no colour (nullptr) is transparent. The colours that differ by theme beyond the
-// palette are set in applyStyle.
+// palette are set in applyStyle. A child window is transparent: it always sits on a window or
+// popup of the same panelBg, and painting that again only costs fill (see widgets/opaque_fill.hpp).
 struct StyleColour {
     ImGuiCol_ imgui;
     ImU32 Palette::*colour;
@@ -88,7 +89,7 @@ struct StyleColour {
 
 constexpr StyleColour kStyleColours[] = {
     {ImGuiCol_Text, &Palette::text}, {ImGuiCol_TextDisabled, &Palette::textFaint},
-    {ImGuiCol_WindowBg, &Palette::panelBg}, {ImGuiCol_ChildBg, &Palette::panelBg}, {ImGuiCol_PopupBg, &Palette::panelBg},
+    {ImGuiCol_WindowBg, &Palette::panelBg}, {ImGuiCol_ChildBg, nullptr}, {ImGuiCol_PopupBg, &Palette::panelBg},
     {ImGuiCol_Border, &Palette::border}, {ImGuiCol_BorderShadow, nullptr},
     {ImGuiCol_FrameBg, &Palette::windowBg}, {ImGuiCol_FrameBgHovered, &Palette::headerBg}, {ImGuiCol_FrameBgActive, &Palette::headerBg},
     {ImGuiCol_TitleBg, &Palette::windowBg}, {ImGuiCol_TitleBgActive, &Palette::windowBg},

@@ -4,6 +4,7 @@
 #include "theme.hpp"
 #include "views/tile_drawing.hpp"
 #include "widgets/chart.hpp"
+#include "widgets/opaque_fill.hpp"
 #include "widgets/region_png.hpp"
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ void TileView::drawContent() {
     m_clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     m_hover.clear();
     const Rect canvas{origin, ImVec2(origin.x + avail.x, origin.y + avail.y)};
-    ImGui::GetWindowDrawList()->AddRectFilled(canvas.min, canvas.max, pal.windowBg);
+    fillOpaqueRect(ImGui::GetWindowDrawList(), canvas.min, canvas.max, pal.windowBg);
     if (scene->kind == engine::TileScene::Kind::Gemm) drawGemm(canvas);
     else drawBlocks(canvas);
     if (m_capture->wanted()) m_capture->queue(ImGui::GetWindowDrawList(), canvas.min, canvas.max);

@@ -1,6 +1,7 @@
 #include "views/view.hpp"
 
 #include "theme.hpp"
+#include "widgets/opaque_fill.hpp"
 
 namespace kx::app {
 
@@ -26,7 +27,9 @@ void View::draw() {
                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
     }
     const bool closable = m_slot == Slot::Floating;
-    if (ImGui::Begin(m_title.c_str(), closable ? &m_open : nullptr, flags)) {
+    const bool visible = tiled() ? beginOpaqueWindow(m_title.c_str(), nullptr, flags, theme().palette().panelBg)
+                                 : ImGui::Begin(m_title.c_str(), closable ? &m_open : nullptr, flags);
+    if (visible) {
         m_focused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
         m_hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows);
         if (tiled() && (flags & ImGuiWindowFlags_NoTitleBar) == 0 && ImGui::IsWindowHovered() && ImGui::IsMouseDoubleClicked(0)) {

@@ -1,5 +1,7 @@
 #include "widgets/chart.hpp"
 
+#include "widgets/opaque_fill.hpp"
+
 #include "theme.hpp"
 
 #include <algorithm>
@@ -114,7 +116,7 @@ bool Chart::begin(const char* id, ImVec2 size, const ChartAxis& x, const ChartAx
     m_plotMax = ImVec2(m_widgetMax.x - pad * 1.5f, m_widgetMax.y - (m_x.label.empty() ? fh + pad : fh * 2.0f + pad));
     const float plotW = m_plotMax.x - m_plotMin.x;
 
-    m_dl->AddRectFilled(m_plotMin, m_plotMax, m_colours.plotBg);
+    fillOpaqueRect(m_dl, m_plotMin, m_plotMax, m_colours.plotBg);
 
     // Grid and y ticks.
     for (const auto& t : yTicks) {
@@ -252,7 +254,14 @@ void Chart::steps(const char* name, std::span<const double> xs, std::span<const 
             continue;
         }
         const ImVec2 p = toScreen(xs[i], ys[i]);
-        if (!pts.empty()) pts.push_back(ImVec2(p.x, pts.back().y));  // hold, then rise or fall
+        // A step to the same height only lengthens the level: move its end instead of adding
+        // points (the occupancy curves hold a level over hundreds of values, and every point of a
+        // polyline is triangles to rasterise).
+        if (pts.size() >= 2 && pts.back().y == p.y && pts[pts.size() - 2].y == p.y) {
+            pts.back().x = p.x;
+            continue;
+        }
+        if (!pts.empty() && pts.back().y != p.y) pts.push_back(ImVec2(p.x, pts.back().y));  // hold, then rise or fall
         pts.push_back(p);
     }
     flush();
@@ -265,12 +274,20 @@ void Chart::area(const char* name, std::span<const double> xs, std::span<const d
     const std::size_t n = std::min(xs.size(), ys.size());
     const float by = toScreen(m_x.scale.min, baseline).y;
     const float base = visible(m_x.scale.min, baseline) ? by : m_plotMax.y;
-    // One quad per interval keeps every polygon convex, which AddConvexPolyFilled needs.
+    // One quad per interval keeps every polygon convex, which AddConvexPolyFilled needs. Stepped:
+    // one rectangle per run of intervals at the same height.
     for (std::size_t i = 0; i + 1 < n; ++i) {
         if (!visible(xs[i], ys[i]) || !visible(xs[i + 1], ys[i + 1])) continue;
         const ImVec2 a = toScreen(xs[i], ys[i]);
         ImVec2 b = toScreen(xs[i + 1], ys[i + 1]);
-        if (stepped) b.y = a.y;
+        if (stepped) {
+            std::size_t end = i + 1;  // the run's last point
+            while (end + 1 < n && ys[end] == ys[i] && visible(xs[end + 1], ys[end + 1])) ++end;
+            b = toScreen(xs[end], ys[end]);
+            m_dl->AddRectFilled(ImVec2(a.x, std::min(a.y, base)), ImVec2(b.x, std::max(a.y, base)), colour);
+            i = end - 1;
+            continue;
+        }
         const ImVec2 q[4] = {ImVec2(a.x, base), a, b, ImVec2(b.x, base)};
         m_dl->AddConvexPolyFilled(q, 4, colour);
     }

@@ -1,5 +1,7 @@
 #include "widgets/code_view.hpp"
 
+#include "widgets/opaque_fill.hpp"
+
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -144,9 +146,8 @@ void CodeView::draw(const char* id, const std::string& text, const Theme& theme,
     drawToolbar(id, theme);
 
     const Palette& pal = theme.palette();
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, pal.codeBg);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 4));
-    ImGui::BeginChild(id, ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    beginOpaqueChild(id, ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar, pal.codeBg);
     if (m_lineStarts.empty()) {
         const char* msg = options.emptyMessage;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -161,7 +162,6 @@ void CodeView::draw(const char* id, const std::string& text, const Theme& theme,
     }
     ImGui::EndChild();
     ImGui::PopStyleVar();
-    ImGui::PopStyleColor();
 }
 
 // What drawLines works out once per frame and each visible line uses.
@@ -235,8 +235,8 @@ void CodeView::drawLines(const Theme& theme, const CodeViewOptions& options) {
 
     // Gutter background for the whole height, so it continues below the last line.
     const float windowY = ImGui::GetWindowPos().y;
-    f.dl->AddRectFilled(ImVec2(f.windowX, windowY), ImVec2(f.windowX + f.gutterW, windowY + ImGui::GetWindowHeight()),
-                        theme.palette().gutterBg);
+    fillOpaqueRect(f.dl, ImVec2(f.windowX, windowY), ImVec2(f.windowX + f.gutterW, windowY + ImGui::GetWindowHeight()),
+                   theme.palette().gutterBg);
 
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImGuiListClipper clipper;

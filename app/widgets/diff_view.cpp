@@ -1,5 +1,7 @@
 #include "widgets/diff_view.hpp"
 
+#include "widgets/opaque_fill.hpp"
+
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -83,12 +85,10 @@ void DiffView::draw(const char* id, const std::string& a, const std::string& b, 
         refold();
 
     const Palette& pal = theme.palette();
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, Theme::toVec4(pal.codeBg));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-    if (ImGui::BeginChild("##diff", ImVec2(0, 0), true)) drawRows(theme, options);
+    if (beginOpaqueChild("##diff", ImVec2(0, 0), true, 0, pal.codeBg)) drawRows(theme, options);
     ImGui::EndChild();
     ImGui::PopStyleVar();
-    ImGui::PopStyleColor();
     ImGui::PopID();
 }
 
