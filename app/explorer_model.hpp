@@ -219,7 +219,7 @@ private:
     // Declared last so they are destroyed first: the queue joins its worker while the mailbox
     // and compiler it posts to are still alive.
     engine::Mailbox m_mailbox;
-    engine::JobQueue m_jobs{1};
+    engine::JobQueue m_jobs{1, engine::WorkerPriority::Background};  // compiles: the frames go first
 };
 
 }  // namespace kx::app

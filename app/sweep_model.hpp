@@ -134,7 +134,9 @@ private:
     std::unique_ptr<engine::RunnerPool> m_runners;
     std::shared_ptr<engine::Sweep> m_sweep;
     std::shared_ptr<engine::Job> m_job;
-    engine::JobQueue m_jobs{1};  // last: joins before the sweep and compiler go
+    // Background: the sweep's compiles (and its runners' host side) yield to the frames. Last:
+    // joins before the sweep and compiler go.
+    engine::JobQueue m_jobs{1, engine::WorkerPriority::Background};
 };
 
 }  // namespace kx::app

@@ -1,6 +1,13 @@
 #include "jobs/job_queue.hpp"
 
 #include <algorithm>
+#include <cerrno>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace kx::engine {
 
@@ -29,9 +36,21 @@ std::string Job::stage() const {
     return m_stage;
 }
 
-JobQueue::JobQueue(int workers) {
+int currentThreadNice() {
+#if defined(__linux__)
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+    return errno == 0 ? nice : 0;
+#else
+    return 0;
+#endif
+}
+
+JobQueue::JobQueue(int workers, WorkerPriority priority) {
+    // Nice levels are relative to the creator's: a user who started the app with `nice` keeps it.
+    const int nice = priority == WorkerPriority::Background ? std::min(19, currentThreadNice() + 10) : currentThreadNice();
     for (int i = 0; i < std::max(1, workers); ++i)
-        m_workers.emplace_back([this](std::stop_token stop) { workerLoop(stop); });
+        m_workers.emplace_back([this, nice](std::stop_token stop) { workerLoop(stop, nice); });
 }
 
 JobQueue::~JobQueue() {
@@ -60,7 +79,11 @@ int JobQueue::pending() const {
     return static_cast<int>(m_queue.size());
 }
 
-void JobQueue::workerLoop(std::stop_token stop) {
+void JobQueue::workerLoop(std::stop_token stop, int nice) {
+#if defined(__linux__)
+    // Raising a thread's nice value needs no privilege; a failure leaves it as it was.
+    if (nice != currentThreadNice()) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+#endif
     while (!stop.stop_requested()) {
         Entry entry;
         {

@@ -55,10 +55,23 @@ private:
     std::stop_source m_stop;
 };
 
+// How a queue's workers share the CPU with the rest of the process.
+enum class WorkerPriority {
+    Normal,
+    // Ten nice levels below the thread that made the queue (Linux: per thread, inherited by the
+    // threads and processes a job starts): compiles and disassembly then take the cores only
+    // while the UI thread and the renderer do not need them, so frames keep coming on a small
+    // machine (with a software rasteriser, drawing is CPU work too).
+    Background,
+};
+
+// The calling thread's nice value (Linux; 0 elsewhere), for tests and reports.
+int currentThreadNice();
+
 // A fixed pool of worker threads running jobs in submission order.
 class JobQueue {
 public:
-    explicit JobQueue(int workers = 1);
+    explicit JobQueue(int workers = 1, WorkerPriority priority = WorkerPriority::Normal);
     ~JobQueue();  // cancels queued and running jobs, then joins
     JobQueue(const JobQueue&) = delete;
     JobQueue& operator=(const JobQueue&) = delete;
@@ -75,7 +88,7 @@ private:
         std::shared_ptr<Job> job;
         std::function<void(Job&)> work;
     };
-    void workerLoop(std::stop_token stop);
+    void workerLoop(std::stop_token stop, int nice);
 
     mutable std::mutex m_mutex;
     std::condition_variable_any m_wake;

@@ -2,7 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <utility>
 
 using namespace kx::engine;
 using namespace std::chrono_literals;
@@ -55,4 +59,31 @@ TEST_CASE("a throwing job does not take the worker down", "[jobs]") {
     while (!good->finished()) std::this_thread::sleep_for(1ms);
     CHECK(bad->finished());
     CHECK(ran);
+}
+
+TEST_CASE("a background queue's workers, and the processes they start, run below the caller's priority", "[jobs]") {
+    const int callerNice = currentThreadNice();
+    REQUIRE(callerNice < 19);  // else nothing could run below it
+    auto niceIn = [](JobQueue& queue) {
+        std::atomic<int> nice{-100};
+        std::atomic<int> childNice{-100};
+        auto job = queue.submit("nice", [&](Job&) {
+            nice = currentThreadNice();
+            // A child process inherits the starting thread's nice value: nvdisasm and the
+            // compilers' subprocesses yield to the frames too.
+            if (FILE* p = popen("cut -d' ' -f19 /proc/self/stat", "r")) {  // field 19: nice
+                int n = -100;
+                if (fscanf(p, "%d", &n) == 1) childNice = n;
+                pclose(p);
+            }
+        });
+        while (!job->finished()) std::this_thread::sleep_for(1ms);
+        return std::pair<int, int>(nice.load(), childNice.load());
+    };
+    JobQueue normal(1);
+    JobQueue background(1, WorkerPriority::Background);
+    CHECK(niceIn(normal) == std::pair<int, int>(callerNice, callerNice));
+    const int below = std::min(19, callerNice + 10);
+    CHECK(niceIn(background) == std::pair<int, int>(below, below));
+    CHECK(currentThreadNice() == callerNice);  // the caller's own priority is untouched
 }
