@@ -8,6 +8,7 @@
 #include "theme.hpp"
 
 #include "util/data_paths.hpp"
+#include "widgets/opaque_fill.hpp"
 
 #include <CLI/CLI.hpp>
 #include <GLFW/glfw3.h>
@@ -159,6 +160,10 @@ GLFWwindow* openWindow(const Options& opt, bool headless) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
     glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    // ImGui draws in painter's order: no depth or stencil buffer, which a software renderer would
+    // otherwise clear and carry through every frame.
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);
+    glfwWindowHint(GLFW_STENCIL_BITS, 0);
     GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Kernel Explorer", nullptr, nullptr);
     if (window == nullptr) {
         std::cerr << "kernel-explorer: cannot create an OpenGL 3 window\n";
@@ -292,6 +297,7 @@ private:
         ImGui::NewFrame();
         m_explorer.draw();
         ImGui::Render();
+        app::dropHiddenDrawLists(ImGui::GetDrawData());
         m_explorer.buildTimes().add(std::chrono::duration<double>(Clock::now() - frameStart).count());
 
         int fbW = 0;

@@ -52,7 +52,7 @@ private:
     std::shared_ptr<engine::Job> m_sassJob;
     // Declared last: the queue joins its worker before the mailbox it posts to goes away.
     engine::Mailbox m_mailbox;
-    engine::JobQueue m_jobs{1};
+    engine::JobQueue m_jobs{1, engine::WorkerPriority::Background};  // nvdisasm: the frames go first
 };
 
 }  // namespace kx::app

@@ -45,6 +45,10 @@ float fitScale(float w, float h, double cols, double rows) {
     return static_cast<float>(std::max(0.0, std::min(w / cols, h / rows)));
 }
 
+void cellFill(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, float gap) {
+    dl->AddRectFilled(ImVec2(a.x + gap, a.y + gap), ImVec2(b.x - gap, b.y - gap), fill);
+}
+
 std::string count(long long n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
 }  // namespace kx::app::tile_drawing

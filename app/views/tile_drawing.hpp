@@ -24,6 +24,10 @@ ImU32 inkOn(ImU32 fill);
 // text centred in [a, b); nothing when it does not fit.
 void centredText(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::string& text, ImU32 colour);
 bool inside(ImVec2 p, ImVec2 a, ImVec2 b);
+// A grid cell [a, b) filled, with a border `gap` pixels wide left showing the panel beneath: the
+// look of a fill outlined in the panel's colour, in two triangles instead of ten (a grid has
+// hundreds of cells, and a software renderer pays per triangle).
+void cellFill(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, float gap);
 // Cell size that fits rows x cols cells (of aspect cellW:cellH in elements) into w x h pixels.
 float fitScale(float w, float h, double cols, double rows);
 // "1 block", "3 blocks".

@@ -120,7 +120,7 @@ void TileView::drawToolbar() {
 TileView::Rect TileView::panel(const Rect& r, const std::string& title, const std::string& subtitle) {
     const Palette& pal = theme().palette();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(r.min, r.max, pal.panelBg, 4.0f);
+    fillOpaqueRect(dl, r.min, r.max, pal.panelBg, 4.0f);
     dl->AddRect(r.min, r.max, pal.border, 4.0f);
     const float pad = 8.0f, line = ImGui::GetTextLineHeight();
     ImGui::PushFont(theme().fonts().bold);
@@ -170,8 +170,7 @@ void TileView::drawBlockStrip(const Rect& r) {
         const ImVec2 p0(a.min.x + static_cast<float>(i % perRow) * cell, a.min.y + static_cast<float>(i / perRow) * cell), p1(p0.x + cell, p0.y + cell);
         const long long wave = w.waveOf(block);
         const ImU32 fill = w.inTail(block) ? pal.warn : wave % 2 ? mix(cc.series[0], pal.panelBg, 0.3f) : cc.series[0];
-        dl->AddRectFilled(p0, p1, fill);
-        if (cell >= 4) dl->AddRect(p0, p1, pal.panelBg);
+        cellFill(dl, p0, p1, fill, cell >= 4 ? 1.0f : 0.0f);
         if (m_canvasHovered && inside(mouse, p0, p1))
             hoverText(fmt::format("block {}{}\nSM {}, wave {}{}\nelements {}..{} in step 0, then every {} further", block,
                                   group > 1 ? fmt::format(" (and the next {})", group - 1) : std::string(), w.smOf(block), wave,
@@ -200,8 +199,7 @@ void TileView::drawElementMap(const Rect& r, bool held) {
         const engine::BlocksLayout::Owner o = b.ownerOf(e, blocked);
         const ImVec2 p0(a.min.x + static_cast<float>(e % perRow) * cell, a.min.y + static_cast<float>(e / perRow) * cell), p1(p0.x + cell, p0.y + cell);
         const ImU32 fill = categoryColour(o.thread % 32, 32);
-        dl->AddRectFilled(p0, p1, (o.thread / 32) % 2 ? mix(fill, pal.panelBg, 0.4f) : fill);
-        if (cell >= 6) dl->AddRect(p0, p1, pal.panelBg);
+        cellFill(dl, p0, p1, (o.thread / 32) % 2 ? mix(fill, pal.panelBg, 0.4f) : fill, cell >= 6 ? 1.0f : 0.0f);
         if (cell >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(o.item), inkOn(fill));
         if (m_canvasHovered && inside(mouse, p0, p1))
             hoverText(fmt::format("element {} of the tile\nthread {} (warp {}, lane {}), item {}, vector element {}", e, o.thread, o.thread / 32,

@@ -64,8 +64,7 @@ void TileView::drawBlockGrid(const Rect& r) {
                             o.y + static_cast<float>(std::min(g.m, t.row0 + stride * g.blockM)) * scale);
             const long long id = g.idOfTile(i, j);
             const ImU32 fill = waveColour(s.waveOfTile(id));
-            dl->AddRectFilled(p0, p1, fill);
-            if (p1.x - p0.x >= 4) dl->AddRect(p0, p1, pal.panelBg);
+            cellFill(dl, p0, p1, fill, p1.x - p0.x >= 4 ? 1.0f : 0.0f);
             if (stride == 1 && p1.y - p0.y >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(id), inkOn(fill));
             if (m_canvasHovered && inside(mouse, p0, p1)) {
                 const long long block = g.blockOfId(id), wave = s.waveOfTile(id);
@@ -225,8 +224,7 @@ void TileView::drawWarp(const Rect& r) {
                 const ImVec2 p0(o.x + static_cast<float>(j) * cell, o.y + static_cast<float>(i) * cell);
                 const ImVec2 p1(p0.x + cell, p0.y + cell);
                 const ImU32 fill = categoryColour(lane % lanes, lanes);
-                dl->AddRectFilled(p0, p1, lane == focus ? pal.text : mix(fill, pal.panelBg, lane / 32 % 2 ? 0.55f : 0.3f));
-                if (cell >= 6) dl->AddRect(p0, p1, pal.panelBg);
+                cellFill(dl, p0, p1, lane == focus ? pal.text : mix(fill, pal.panelBg, lane / 32 % 2 ? 0.55f : 0.3f), cell >= 6 ? 1.0f : 0.0f);
                 if (cell >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(lane), inkOn(lane == focus ? pal.text : fill));
                 if (m_canvasHovered && inside(mouse, p0, p1)) {
                     std::string where = fmt::format("{} row {} ({}), column {} ({})", p.name, i, p.rowsLabel, j, p.colsLabel);
@@ -345,8 +343,7 @@ void TileView::drawSharedMemory(const Rect& r) {
                 const int row = occupant < 0 ? pos / op.pitchChunks() : occupant / op.dataChunks;
                 const int chunk = occupant < 0 ? -1 : occupant % op.dataChunks;
                 const ImU32 fill = occupant < 0 ? pal.border : categoryColour(chunk, std::max(8, op.dataChunks));
-                dl->AddRectFilled(p0, p1, fill);
-                dl->AddRect(p0, p1, pal.panelBg);
+                cellFill(dl, p0, p1, fill, 1.0f);
                 if (cellH >= kCellLabelMin) {
                     const std::string label = occupant < 0 ? "pad" : fmt::format("r{}c{}", row, chunk);
                     centredText(dl, p0, p1, ImGui::CalcTextSize(label.c_str()).x < cellW - 2 ? label : occupant < 0 ? "-" : std::to_string(row), inkOn(fill));

@@ -27,9 +27,7 @@ void View::draw() {
                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
     }
     const bool closable = m_slot == Slot::Floating;
-    const bool visible = tiled() ? beginOpaqueWindow(m_title.c_str(), nullptr, flags, theme().palette().panelBg)
-                                 : ImGui::Begin(m_title.c_str(), closable ? &m_open : nullptr, flags);
-    if (visible) {
+    if (beginOpaqueWindow(m_title.c_str(), closable ? &m_open : nullptr, flags, theme().palette().panelBg)) {
         m_focused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
         m_hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows);
         if (tiled() && (flags & ImGuiWindowFlags_NoTitleBar) == 0 && ImGui::IsWindowHovered() && ImGui::IsMouseDoubleClicked(0)) {

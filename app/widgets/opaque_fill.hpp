@@ -16,13 +16,22 @@
 namespace kx::app {
 
 void fillOpaqueRect(ImDrawList* dl, ImVec2 min, ImVec2 max, ImU32 colour);
+// The same with rounded corners: two clears make the body, each corner is a small rounded fill.
+void fillOpaqueRect(ImDrawList* dl, ImVec2 min, ImVec2 max, ImU32 colour, float rounding);
 
-// Begin() for a tiled panel (panels never overlap one another): its background is a clear on
-// ImGui's background draw list, drawn before any window, and ImGui draws none of its own.
+// Begin() for a window whose background is a clear: the first command of the window's draw
+// list, so that its title bar, border, scrollbars and content are drawn over it, and windows
+// behind it are covered as by ImGui's own background.
 bool beginOpaqueWindow(const char* name, bool* open, ImGuiWindowFlags flags, ImU32 background);
 
 // BeginChild() with an opaque background of its own (code, diffs): the clear goes into the parent's
 // draw list where the child starts. Call ImGui::EndChild() as usual.
 bool beginOpaqueChild(const char* id, ImVec2 size, bool border, ImGuiWindowFlags flags, ImU32 background);
+
+// Before rendering: leaves out the draw lists that an opaque window drawn later (higher up)
+// covers entirely, such as the panels behind a maximised floating window. Their pixels would be
+// overwritten anyway; a list holding another callback (a PNG export reading pixels back) stays.
+// Returns how many lists were left out.
+int dropHiddenDrawLists(ImDrawData* data);
 
 }  // namespace kx::app
