@@ -5,10 +5,13 @@
 #include "script.hpp"
 
 #include "explorer_app.hpp"
+#include "templates/compile_flags.hpp"
+#include "views/sweep_view.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -91,8 +94,25 @@ bool ScriptRunner::stepSweep(const ScriptCommand& c, ExplorerApp& app) {
         const auto eq = arg.find('=');
         const std::string param = arg.substr(0, eq);
         const engine::Template* t = app.model().currentTemplate();
-        if (!t || !t->manifest().findParam(param)) fail(c, fmt::format("'{}' is not a parameter of the editor's template", param));
-        sweeps.varyText()[param] = eq == std::string::npos ? sweeps.allValuesText(param) : arg.substr(eq + 1);
+        const std::string flag = engine::compileFlagKey(param);
+        if (!t || (!t->manifest().findParam(param) && flag.empty()))
+            fail(c, fmt::format("'{}' is neither a parameter of the editor's template nor a compiler flag", param));
+        const std::string key = t->manifest().findParam(param) ? param : flag;
+        sweeps.varyText()[key] = eq == std::string::npos ? sweeps.allValuesText(key) : arg.substr(eq + 1);
+    } else if (c.argument == "preselected") {
+        if (arg == "none") {
+            sweeps.preselected.clear();
+        } else {
+            const std::vector<std::string> names = sweeps.preselectedNames();
+            if (std::find(names.begin(), names.end(), arg) == names.end())
+                fail(c, fmt::format("no preselected set '{}' for this template and arch (there are: {})", arg,
+                                    names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+            sweeps.preselected = arg;
+        }
+    } else if (c.argument == "sample") {
+        const auto space = arg.find(' ');
+        sweeps.sample = std::stoull(arg.substr(0, space));
+        if (space != std::string::npos) sweeps.seed = std::stoull(arg.substr(space + 1));
     } else if (c.argument == "start") {
         if (waitFor(c, app.model().runs().runnerState() != RunnerState::Probing, kCompileWaitCap, "the GPU probe")) return true;
         app.sweepView().setOpen(true);
@@ -130,6 +150,16 @@ bool ScriptRunner::stepSweep(const ScriptCommand& c, ExplorerApp& app) {
         if (arg != "best") fail(c, "'sweep load' takes best");
         if (best < 0) fail(c, "the sweep has no config with a value to rank by");
         sweeps.loadIntoEditor(best);
+    } else if (c.argument == "export" && std::filesystem::path(arg).extension() == ".png") {
+        SweepView& view = app.sweepView();
+        return awaitPng(
+            c, arg, "the Sweep view",
+            [&] {
+                view.setOpen(true);
+                sweeps.update();  // the axes and colour set by earlier commands of this frame, drawn in it
+                view.requestPng(arg);
+            },
+            [&] { return view.pngPending(); }, [&] { return view.lastMessage(); });
     } else if (c.argument == "export") {
         try {
             sweeps.exportCsv(arg);
@@ -179,20 +209,31 @@ bool ScriptRunner::stepTiles(const ScriptCommand& c, ExplorerApp& app) {
                                      w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource);
         }
     } else if (c.argument == "export") {
-        // Read back while a frame renders: ask, then wait for that frame.
         const std::filesystem::path file(c.values[0].first);
-        if (m_waitFrames < 0) {
-            if (!tiles.scene()) fail(c, "no tile view: " + tiles.message());
-            view.requestPng(file);
-            m_waitFrames = kSettleFrames + 2;
-        }
-        if (view.pngPending()) {
-            if (--m_waitFrames > 0) return true;
-            fail(c, "the Tiles view was not drawn, so no PNG was written");
-        }
-        m_waitFrames = -1;
-        if (!std::filesystem::exists(file)) fail(c, view.lastExportMessage());
+        return awaitPng(
+            c, file, "the Tiles view",
+            [&] {
+                if (!tiles.scene()) fail(c, "no tile view: " + tiles.message());
+                view.requestPng(file);
+            },
+            [&] { return view.pngPending(); }, [&] { return view.lastExportMessage(); });
     }
+    return false;
+}
+
+bool ScriptRunner::awaitPng(const ScriptCommand& c, const std::filesystem::path& file, const char* drawnBy, const std::function<void()>& request,
+                            const std::function<bool()>& pending, const std::function<std::string()>& outcome) {
+    // Read back while a frame renders: ask, then wait for that frame.
+    if (m_waitFrames < 0) {
+        request();
+        m_waitFrames = kSettleFrames + 2;
+    }
+    if (pending()) {
+        if (--m_waitFrames > 0) return true;
+        fail(c, fmt::format("{} was not drawn, so no PNG was written", drawnBy));
+    }
+    m_waitFrames = -1;
+    if (!std::filesystem::exists(file)) fail(c, outcome());
     return false;
 }
 
@@ -257,19 +298,13 @@ bool ScriptRunner::stepExportRoofline(const ScriptCommand& c, ExplorerApp& app) 
         if (!app.roofline().exportCsv(file)) fail(c, app.roofline().lastExportMessage());
         return false;
     }
-    // The PNG is read back while a frame renders: ask, then wait for that frame.
-    if (m_waitFrames < 0) {
-        app.showView("roofline");
-        app.roofline().requestPng(file);
-        m_waitFrames = kSettleFrames + 2;
-    }
-    if (app.roofline().pngPending()) {
-        if (--m_waitFrames > 0) return true;
-        fail(c, "the roofline chart was not drawn, so no PNG was written");
-    }
-    m_waitFrames = -1;
-    if (!std::filesystem::exists(file)) fail(c, app.roofline().lastExportMessage());
-    return false;
+    return awaitPng(
+        c, file, "the roofline chart",
+        [&] {
+            app.showView("roofline");
+            app.roofline().requestPng(file);
+        },
+        [&] { return app.roofline().pngPending(); }, [&] { return app.roofline().lastExportMessage(); });
 }
 
 bool ScriptRunner::stepFrames(const ScriptCommand& c, ExplorerApp& app) {

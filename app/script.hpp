@@ -52,8 +52,11 @@
 //                            checkpoint of the step that needs no GPU run passes; prints
 //                            "kernel-explorer: tutorial: STEP: pass|fail|needs a GPU run: LABEL: REASON"
 //   tutorial welcome start|dismiss   answer the first-run welcome (fails when none is showing)
-//   sweep vary P[=VALUES]    vary parameter P of the editor's template in the Sweep view (all its
-//                            values, or VALUES as `kx sweep --vary` takes them)
+//   sweep vary P[=VALUES]    vary parameter P of the editor's template, or compiler flag P
+//                            (maxrregcount, fast_math, ptxas_opt, extra_vectorization), in the Sweep
+//                            view (all its values, or VALUES as `kx sweep --vary` takes them)
+//   sweep preselected NAME|none   start the space from the template's preselected set NAME (or not)
+//   sweep sample N [SEED]    sweep N configs drawn at random from the space (0: all), with SEED
 //   sweep start [compile-only]   open the Sweep view and start the sweep
 //   sweep stop               stop it between configs
 //   sweep wait               render until the sweep ended (at most 600 s); prints
@@ -61,7 +64,7 @@
 //   sweep axes X Y           the heatmap's axes; sweep metric tflops|gbps|baseline|time|occupancy|
 //                            registers|predicted its colour
 //   sweep load best          put the best config (by the colour's metric) into the editor
-//   sweep export FILE.csv    write every config's result
+//   sweep export FILE.csv    write every config's result; FILE.png: the heatmap and scatter as drawn
 //   sweep frame-p99 MS       fail unless the frames drawn during the sweep took at most MS ms (p99)
 //   tiles open               open the Tiles view (the tile visualizer of the live config)
 //   tiles step N             pause its K-loop animation at step N
@@ -116,6 +119,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -190,6 +194,11 @@ private:
     // template, arch, set, expect, tab, view, load-variant, file-dialog.
     void stepEditor(const ScriptCommand& c, ExplorerApp& app);
     bool stepExportRoofline(const ScriptCommand& c, ExplorerApp& app);
+    // A PNG that a view reads back while a frame renders: request() asks on the first call, then
+    // this waits for that frame (true while waiting). Fails saying `drawnBy` was not drawn when
+    // the frame never came, or with outcome() when no file was written.
+    bool awaitPng(const ScriptCommand& c, const std::filesystem::path& file, const char* drawnBy, const std::function<void()>& request,
+                  const std::function<bool()>& pending, const std::function<std::string()>& outcome);
     // wait-compile, frames, screenshot.
     bool stepFrames(const ScriptCommand& c, ExplorerApp& app);
     bool stepKeep(const ScriptCommand& c, ExplorerApp& app);

@@ -165,13 +165,25 @@ void parseSweep(const Words& w, ScriptCommand& c) {
     const std::size_t nargs = argCount(w);
     const std::string sub = nargs >= 1 ? w[1] : "";
     const bool noArg = sub == "stop" || sub == "wait";
-    const bool oneArg = sub == "vary" || sub == "metric" || sub == "load" || sub == "export" || sub == "frame-p99";
-    if (!(noArg && nargs == 1) && !(oneArg && nargs == 2) && !(sub == "axes" && nargs == 3) &&
+    const bool oneArg = sub == "vary" || sub == "metric" || sub == "load" || sub == "export" || sub == "frame-p99" || sub == "preselected";
+    if (!(noArg && nargs == 1) && !(oneArg && nargs == 2) && !(sub == "axes" && nargs == 3) && !(sub == "sample" && (nargs == 2 || nargs == 3)) &&
         !(sub == "start" && (nargs == 1 || (nargs == 2 && w[2] == "compile-only"))))
-        throw std::invalid_argument("'sweep' takes vary P[=VALUES], start [compile-only], stop, wait, axes X Y, metric NAME, load best, "
-                                    "export FILE.csv or frame-p99 MS");
+        throw std::invalid_argument("'sweep' takes vary P[=VALUES], preselected NAME|none, sample N [SEED], start [compile-only], stop, wait, "
+                                    "axes X Y, metric NAME, load best, export FILE.csv|FILE.png or frame-p99 MS");
     c.argument = sub;
     c.second = joined(w, 2);
+    if (sub == "sample") {
+        for (std::size_t i = 2; i < w.size(); ++i) {
+            std::size_t used = 0;
+            long long n = -1;
+            try {
+                n = std::stoll(w[i], &used);
+            } catch (const std::exception&) {
+            }
+            if (n < 0 || used != w[i].size())
+                throw std::invalid_argument(fmt::format("'sweep sample' takes a count (0: every config) and a seed, got '{}'", w[i]));
+        }
+    }
 }
 
 void parseTiles(const Words& w, ScriptCommand& c) {

@@ -3,8 +3,11 @@
 #include "explorer_model.hpp"
 #include "sweep/space.hpp"
 #include "sweep/sweep_record.hpp"
+#include "templates/compile_flags.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
@@ -72,6 +75,12 @@ SweepModel::~SweepModel() {
     if (m_runners) m_runners->forDevice(0).stop();  // a run in flight must not hold up closing
 }
 
+std::string axisValue(const Config& config, const std::string& param) {
+    if (const auto it = config.values.find(param); it != config.values.end()) return it->second;
+    if (!compileFlagKey(param).empty()) return config.flags.value(compileFlagKey(param));
+    return "";
+}
+
 void SweepModel::syncSetup() {
     const Template* t = m_explorer.currentTemplate();
     const std::string id = t ? t->id() : "";
@@ -81,6 +90,7 @@ void SweepModel::syncSetup() {
         m_varyText.clear();
         xParam.clear();
         yParam.clear();
+        preselected.clear();
     }
     if (!running() && m_explorer.currentArch()) m_archName = m_explorer.currentArch()->name;
 }
@@ -88,6 +98,9 @@ void SweepModel::syncSetup() {
 std::string SweepModel::allValuesText(const std::string& param) const {
     const Template* t = m_explorer.currentTemplate();
     const ParamSpec* p = t ? t->manifest().findParam(param) : nullptr;
+    if (!p && compileFlagKey(param) == "maxrregcount") return "0,32,64,128,255";  // 241 values: a spread of caps
+    if (!p && compileFlagKey(param) == "ptxas_opt") return "0..3";
+    if (!p && !compileFlagKey(param).empty()) return "false,true";
     if (!p) return "";
     if (p->type == ParamType::Int && p->allowed.empty()) return std::to_string(p->minValue) + ".." + std::to_string(p->maxValue);
     std::string text;
@@ -95,23 +108,67 @@ std::string SweepModel::allValuesText(const std::string& param) const {
     return text;
 }
 
+const std::vector<PreselectedSet>& SweepModel::preselectedSets() const {
+    if (m_preselectedTemplate != m_templateId) {
+        m_preselectedTemplate = m_templateId;
+        m_preselectedSets.clear();
+        m_preselectedError.clear();
+        if (const Template* t = m_explorer.currentTemplate()) {
+            try {
+                m_preselectedSets = loadPreselected(*t);
+            } catch (const InputError& e) {
+                m_preselectedError = e.what();
+            }
+        }
+    }
+    return m_preselectedSets;
+}
+
+std::vector<std::string> SweepModel::preselectedNames() const {
+    std::vector<std::string> names;
+    const Arch* arch = m_explorer.currentArch();
+    for (const PreselectedSet& s : preselectedSets())
+        if (arch && s.coversArch(arch->name)) names.push_back(s.name);
+    return names;
+}
+
+std::string SweepModel::preselectedHelp(const std::string& name) const {
+    for (const PreselectedSet& s : preselectedSets())
+        if (s.name == name) return fmt::format("{} ({} configs)", s.help, s.configs.size());
+    return m_preselectedError;
+}
+
 SweepSpace SweepModel::space() const {
     const Template* t = m_explorer.currentTemplate();
-    if (!t) throw InputError("choose a template first");
+    const Arch* arch = m_explorer.currentArch();
+    if (!t || !arch) throw InputError("choose a template and an arch first");
     std::vector<std::string> varies;
     for (const auto& [param, text] : m_varyText)
         if (!text.empty()) varies.push_back(param + "=" + text);
-    return makeSpace(*t, {m_explorer.config()}, varies);
+    std::vector<Config> bases;
+    if (!preselected.empty()) {
+        if (!m_preselectedError.empty() || preselectedSets().empty())
+            throw InputError(m_preselectedError.empty() ? t->id() + " has no preselected sets" : m_preselectedError);
+        bases = preselectedConfigs(findPreselected(preselectedSets(), *t, preselected, arch->name), m_explorer.config());
+    } else {
+        bases.push_back(m_explorer.config());
+    }
+    return makeSpace(*t, std::move(bases), varies);
 }
 
 std::uint64_t SweepModel::spaceSize() const {
     try {
-        const_cast<SweepModel*>(this)->m_setupError.clear();
+        m_setupError.clear();
         return space().size();
     } catch (const InputError& e) {
-        const_cast<SweepModel*>(this)->m_setupError = e.what();
+        m_setupError = e.what();
         return 0;
     }
+}
+
+std::uint64_t SweepModel::configsToSweep() const {
+    const std::uint64_t size = spaceSize();
+    return sample > 0 ? std::min(size, sample) : size;
 }
 
 // [SECTION] The sweep
@@ -123,7 +180,7 @@ void SweepModel::start() {
     const Arch* arch = m_explorer.currentArch();
     if (!tmpl || !arch) throw InputError("choose a template and an arch first");
     const SweepSpace s = space();
-    std::vector<Config> configs = spaceConfigs(s);
+    std::vector<Config> configs = spaceConfigs(s, sample, seed);
 
     SweepOptions options;
     RunModel& runs = m_explorer.runs();
@@ -147,10 +204,9 @@ void SweepModel::start() {
     m_started = std::chrono::steady_clock::now();
     m_finishedSeconds.reset();
     m_frames.clear();
-    // Axes: the first two varied parameters with more than one value, unless chosen already.
-    std::vector<std::string> varied;
-    for (const SweepAxis& a : s.axes)
-        if (a.values.size() > 1) varied.push_back(a.param);
+    // Axes: the first two parameters that differ between the configs, unless chosen already.
+    rebuildAxisChoices();
+    const std::vector<std::string>& varied = m_axisChoices;
     auto usable = [&](const std::string& p) { return std::find(varied.begin(), varied.end(), p) != varied.end(); };
     if (!usable(xParam)) xParam = varied.size() > 0 ? varied[0] : "";
     if (!usable(yParam) || yParam == xParam) yParam = varied.size() > 1 ? (varied[0] == xParam ? varied[1] : varied[0]) : "";
@@ -200,6 +256,20 @@ void SweepModel::update() {
     }
 }
 
+void SweepModel::rebuildAxisChoices() {
+    m_axisChoices.clear();
+    const auto tmpl = m_explorer.library().find(m_templateId);
+    if (!tmpl || m_points.empty()) return;
+    auto differs = [&](const std::string& key) {
+        const std::string first = axisValue(m_points.front().config, key);
+        return std::any_of(m_points.begin(), m_points.end(), [&](const SweepPoint& p) { return axisValue(p.config, key) != first; });
+    };
+    for (const ParamSpec& p : tmpl->manifest().params)
+        if (differs(p.name)) m_axisChoices.push_back(p.name);
+    for (const CompileFlagKey& f : compileFlagKeys())
+        if (differs(f.key)) m_axisChoices.push_back(f.key);
+}
+
 void SweepModel::rebuildHeatmap() {
     HeatMap h;
     h.xParam = xParam;
@@ -207,8 +277,7 @@ void SweepModel::rebuildHeatmap() {
     auto valuesOf = [&](const std::string& param) {
         std::vector<std::string> values;
         for (const SweepPoint& p : m_points) {
-            const auto it = p.config.values.find(param);
-            const std::string v = it == p.config.values.end() ? "" : it->second;
+            const std::string v = axisValue(p.config, param);
             if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
         }
         return values;
@@ -222,7 +291,7 @@ void SweepModel::rebuildHeatmap() {
         const SweepPoint& p = m_points[i];
         auto index = [&](const std::string& param, const std::vector<std::string>& values) {
             if (param.empty()) return std::size_t{0};
-            return static_cast<std::size_t>(std::find(values.begin(), values.end(), p.config.values.at(param)) - values.begin());
+            return static_cast<std::size_t>(std::find(values.begin(), values.end(), axisValue(p.config, param)) - values.begin());
         };
         HeatCell& cell = h.cells[index(yParam, h.yValues) * h.xValues.size() + index(xParam, h.xValues)];
         ++cell.count;
@@ -271,6 +340,7 @@ void SweepModel::loadIntoEditor(int index) {
         m_explorer.selectTemplate(p.config.templateId);
     m_explorer.selectArch(m_archName);
     for (const auto& [k, v] : p.config.values) m_explorer.setParam(k, v);
+    m_explorer.setFlags(p.config.flags);
 }
 
 int SweepModel::keepBest(int n) {

@@ -10,6 +10,7 @@
 
 #include "frame_times.hpp"
 #include "jobs/job_queue.hpp"
+#include "sweep/preselected.hpp"
 #include "sweep/space.hpp"
 #include "sweep/sweep.hpp"
 
@@ -37,6 +38,9 @@ bool metricMeasured(SweepMetric metric);         // needs a run
 bool metricHigherIsBetter(SweepMetric metric);
 // The point's value of the metric; nullopt when it has none (not measured, pruned...).
 std::optional<double> metricValue(const engine::SweepPoint& point, SweepMetric metric);
+
+// A config's value of a sweep axis: a parameter's, or a compiler flag's ("64", "true").
+std::string axisValue(const engine::Config& config, const std::string& param);
 
 struct HeatCell {
     int point = -1;                 // the cell's best point (by the metric), else its first; -1: empty
@@ -68,11 +72,25 @@ public:
         syncSetup();
         return m_varyText;
     }
-    // Every allowed value of the parameter, as vary text.
+    // Every allowed value of the parameter, as vary text. For a compiler flag (a key of
+    // engine::compileFlagKeys(), varied like a parameter) the values worth trying: false,true;
+    // ptxas_opt 0..3; maxrregcount 0 (no cap),32,64,128,255.
     std::string allValuesText(const std::string& param) const;
     bool compileOnly = false;
-    // Configs the space holds with the current vary text; 0 when the text does not parse.
+    // A named set of the template's preselected.xml that covers the arch ("" for none): the
+    // sweep starts from each of its configs (laid over the editor's) instead of the editor's
+    // config alone, crossed with the varied parameters.
+    std::string preselected;
+    std::vector<std::string> preselectedNames() const;  // the sets covering the editor's arch
+    std::string preselectedHelp(const std::string& name) const;
+    // Draw this many configs of the space at random (0: all of them), repeatably with the seed.
+    std::uint64_t sample = 0;
+    std::uint64_t seed = 1;
+    // Configs the space holds with the current vary text and preselected set; 0 when the text
+    // does not parse.
     std::uint64_t spaceSize() const;
+    // Configs Start sweeps: the space, or the sample drawn from it.
+    std::uint64_t configsToSweep() const;
     const std::string& setupError() const { return m_setupError; }  // why spaceSize() is 0
 
     // --- The sweep ------------------------------------------------------------------------
@@ -95,6 +113,10 @@ public:
     std::string xParam, yParam;   // the heatmap's axes (varied parameters)
     SweepMetric metric = SweepMetric::Tflops;
     const HeatMap& heatmap() const { return m_heatmap; }
+    // What the heatmap's axes can be: the parameters and compiler flags whose value differs
+    // between the sweep's configs (a varied one, or one a preselected set changes), in the
+    // template's order, flags last.
+    const std::vector<std::string>& axisChoices() const { return m_axisChoices; }
     // The best point by the metric; -1 when no point has a value.
     int bestPoint() const;
     FrameTimes& frameTimes() { return m_frames; }
@@ -114,17 +136,24 @@ public:
 private:
     void syncSetup();     // follows the editor's template and arch
     void rebuildHeatmap();
+    void rebuildAxisChoices();
     engine::SweepSpace space() const;
+    // The template's preselected sets, read once per template (the file's error, if any, kept).
+    const std::vector<engine::PreselectedSet>& preselectedSets() const;
 
     ExplorerModel& m_explorer;
     std::string m_templateId, m_archName;
     std::map<std::string, std::string> m_varyText;
-    std::string m_setupError;
+    mutable std::string m_setupError;
+    mutable std::string m_preselectedTemplate;  // whose sets m_preselectedSets holds
+    mutable std::vector<engine::PreselectedSet> m_preselectedSets;
+    mutable std::string m_preselectedError;
     std::vector<engine::SweepPoint> m_points;
     std::uint64_t m_revision = 0;
     std::uint64_t m_heatmapRevision = ~0ull;
     std::string m_heatmapKey;
     HeatMap m_heatmap;
+    std::vector<std::string> m_axisChoices;
     FrameTimes m_frames;
     bool m_measuring = false;
     std::chrono::steady_clock::time_point m_started{};

@@ -2,9 +2,11 @@
 #include "views/sweep_view.hpp"
 
 #include "explorer_model.hpp"
+#include "templates/compile_flags.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
+#include "widgets/region_png.hpp"
 
 #include <fmt/format.h>
 #include <imgui_stdlib.h>
@@ -41,9 +43,14 @@ const char* cellWord(PointStatus status) {
 
 }  // namespace
 
-SweepView::SweepView(ViewContext context, SweepModel& sweeps) : View("Sweep", Slot::Floating, context), m_sweeps(sweeps) {
+SweepView::SweepView(ViewContext context, SweepModel& sweeps)
+    : View("Sweep", Slot::Floating, context), m_sweeps(sweeps), m_capture(std::make_shared<RegionPng>()) {
     setOpen(false);
 }
+
+void SweepView::requestPng(std::filesystem::path file) { m_capture->request(std::move(file)); }
+
+bool SweepView::pngPending() const { return m_capture->pending(); }
 
 void SweepView::placeWindow() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -62,6 +69,7 @@ ImU32 SweepView::rampColour(double t) const {
 
 void SweepView::drawContent() {
     if (m_sweeps.running()) m_sweeps.frameTimes().add(ImGui::GetIO().DeltaTime);
+    m_capture->takeOutcome(m_message, m_messageIsError);
     drawSetup();
     drawProgress();
     ImGui::Separator();
@@ -95,33 +103,85 @@ void SweepView::drawSetup() {
     ImGui::BeginDisabled(busy);
     const auto& params = t->manifest().params;
     const int columns = 3;
+    // Wide enough for the longest name beside its checkbox ("extra_vectorization").
+    float nameW = ImGui::GetFontSize() * 7.5f;
+    for (const ParamSpec& p : params) nameW = std::max(nameW, ImGui::CalcTextSize(p.name.c_str()).x);
+    for (const CompileFlagKey& f : compileFlagKeys()) nameW = std::max(nameW, ImGui::CalcTextSize(f.key).x);
+    nameW += ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x * 2;
     if (ImGui::BeginTable("##vary", columns * 2, ImGuiTableFlags_SizingStretchSame)) {
         for (int i = 0; i < columns; ++i) {
-            ImGui::TableSetupColumn("##name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.5f);
+            ImGui::TableSetupColumn("##name", ImGuiTableColumnFlags_WidthFixed, nameW);
             ImGui::TableSetupColumn("##values", ImGuiTableColumnFlags_WidthStretch);
         }
-        for (std::size_t i = 0; i < params.size(); ++i) {
-            const ParamSpec& p = params[i];
+        // The template's parameters, then the compiler flags (varied the same way).
+        struct Row {
+            std::string name, help, current;
+        };
+        std::vector<Row> rows;
+        for (const ParamSpec& p : params) rows.push_back({p.name, p.label + ": " + p.help, model().paramValue(p.name)});
+        for (const CompileFlagKey& f : compileFlagKeys())
+            rows.push_back({f.key, std::string(f.label) + " (compiler flag): " + f.help, model().flags().value(f.key)});
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const Row& row = rows[i];
             if (i % columns == 0) ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::PushID(p.name.c_str());
-            std::string& text = m_sweeps.varyText()[p.name];
+            ImGui::PushID(row.name.c_str());
+            std::string& text = m_sweeps.varyText()[row.name];
             bool varied = !text.empty();
-            if (ImGui::Checkbox(p.name.c_str(), &varied)) text = varied ? m_sweeps.allValuesText(p.name) : "";
-            helpTooltip(p.label + ": " + p.help);
+            if (ImGui::Checkbox(row.name.c_str(), &varied)) text = varied ? m_sweeps.allValuesText(row.name) : "";
+            helpTooltip(row.help);
             ImGui::TableNextColumn();
             ImGui::SetNextItemWidth(-1);
             if (varied) {
                 ImGui::InputText("##values", &text);
                 helpTooltip("Values to sweep: 64,128 or a range 2..4 of the allowed ones");
             } else {
-                ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", model().paramValue(p.name).c_str());
+                ImGui::TextColored(Theme::toVec4(pal.textFaint), "%s", row.current.c_str());
             }
             ImGui::PopID();
         }
         ImGui::EndTable();
     }
+    drawSpaceOptions();
     ImGui::EndDisabled();
+}
+
+// Where the space starts (a preselected set or the editor's config) and how much of it to draw.
+void SweepView::drawSpaceOptions() {
+    const std::vector<std::string> sets = m_sweeps.preselectedNames();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Start from");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    const std::string current = m_sweeps.preselected.empty() ? "the editor's config" : "preselected: " + m_sweeps.preselected;
+    if (ImGui::BeginCombo("##preselected", current.c_str())) {
+        if (ImGui::Selectable("the editor's config", m_sweeps.preselected.empty())) m_sweeps.preselected.clear();
+        for (const std::string& name : sets) {
+            if (ImGui::Selectable(("preselected: " + name).c_str(), name == m_sweeps.preselected)) m_sweeps.preselected = name;
+            helpTooltip(m_sweeps.preselectedHelp(name));
+        }
+        ImGui::EndCombo();
+    }
+    helpTooltip(sets.empty() ? "This template has no preselected set for this arch (templates/<id>/preselected.xml)."
+                             : "A preselected set (the template's preselected.xml): each of its configs, over the editor's values, "
+                               "crossed with the ticked parameters.");
+    ImGui::SameLine();
+    ImGui::TextUnformatted("  sample");
+    ImGui::SameLine();
+    int sample = static_cast<int>(std::min<std::uint64_t>(m_sweeps.sample, 1000000));
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputInt("##sample", &sample, 10, 100)) m_sweeps.sample = static_cast<std::uint64_t>(std::clamp(sample, 0, 1000000));
+    helpTooltip("Draw this many configs of the space at random (0: every config). The same seed draws the same configs.");
+    ImGui::SameLine();
+    ImGui::TextUnformatted("seed");
+    ImGui::SameLine();
+    int seed = static_cast<int>(std::min<std::uint64_t>(m_sweeps.seed, 1000000000));
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (ImGui::InputInt("##seed", &seed, 0, 0)) m_sweeps.seed = static_cast<std::uint64_t>(std::max(0, seed));
+    ImGui::SameLine();
+    const std::uint64_t space = m_sweeps.spaceSize();
+    ImGui::TextColored(Theme::toVec4(theme().palette().textDim), "space: %llu config%s", static_cast<unsigned long long>(space),
+                       space == 1 ? "" : "s");
 }
 
 void SweepView::drawProgress() {
@@ -140,12 +200,15 @@ void SweepView::drawProgress() {
         helpTooltip("Stops between configs: what finished is kept; the rest is marked not reached.");
     } else {
         ImGui::BeginDisabled(size == 0);
-        if (ImGui::Button(fmt::format("Start ({} config{})", size, size == 1 ? "" : "s").c_str())) {
+        const std::uint64_t configs = m_sweeps.configsToSweep();
+        if (ImGui::Button(fmt::format("Start ({} config{})", configs, configs == 1 ? "" : "s").c_str())) {
             try {
                 m_sweeps.start();
                 m_message.clear();
+                m_messageIsError = false;
             } catch (const InputError& e) {
                 m_message = e.what();
+                m_messageIsError = true;
             }
         }
         ImGui::EndDisabled();
@@ -162,21 +225,21 @@ void SweepView::drawProgress() {
     else if (c.total > 0) text += fmt::format("  took {}", durationText(elapsed));
     ImGui::SetNextItemWidth(-1);
     ImGui::ProgressBar(c.total > 0 ? static_cast<float>(c.done()) / static_cast<float>(c.total) : 0.0f, ImVec2(-1, 0), text.c_str());
-    if (!m_message.empty()) ImGui::TextColored(Theme::toVec4(pal.error), "%s", m_message.c_str());
+    if (!m_message.empty()) ImGui::TextColored(Theme::toVec4(m_messageIsError ? pal.error : pal.ok), "%s", m_message.c_str());
     else if (!m_sweeps.points().empty() && !m_sweeps.measuring())
         ImGui::TextColored(Theme::toVec4(pal.textDim), "Compiled only: occupancy and the roofline are predicted, never measured.");
 }
 
-// [SECTION] Heatmap of two varied parameters
+// [SECTION] Heatmap of two parameters
 
-// Axis and colour pickers: the varied parameters and the metrics that have values.
+// Axis and colour pickers: the parameters that differ between the configs, and the metrics
+// that have values.
 void SweepView::drawHeatmapPickers() {
-    std::vector<std::string> params;
-    if (const Template* t = model().currentTemplate())
-        for (const ParamSpec& p : t->manifest().params)
-            if (!m_sweeps.varyText()[p.name].empty()) params.push_back(p.name);
+    const std::vector<std::string>& params = m_sweeps.axisChoices();
+    float comboW = ImGui::GetFontSize() * 7;
+    for (const std::string& p : params) comboW = std::max(comboW, ImGui::CalcTextSize(p.c_str()).x + ImGui::GetFrameHeight() * 1.6f);
     auto axisCombo = [&](const char* label, std::string& value) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+        ImGui::SetNextItemWidth(comboW);
         if (ImGui::BeginCombo(label, value.empty() ? "-" : value.c_str())) {
             for (const std::string& p : params)
                 if (ImGui::Selectable(p.c_str(), p == value)) value = p;
@@ -234,6 +297,7 @@ void SweepView::drawHeatCell(const HeatMap& h, const HeatCell& cell, ImVec2 a, I
 
 void SweepView::drawHeatmap(float width, float height) {
     ImGui::BeginChild("##heat", ImVec2(width, height), false);
+    m_chartsMin = ImGui::GetWindowPos();
     const HeatMap& h = m_sweeps.heatmap();
     const auto& points = m_sweeps.points();
     drawHeatmapPickers();
@@ -334,6 +398,11 @@ void SweepView::drawScatter(float width, float height) {
         c.scatter("compiled", xs, ys, MarkerShape::Circle, c.colours().series[0], 4.0f, describer(ids));
         c.scatter("pruned or failed", xsOut, ysOut, MarkerShape::Cross, theme().palette().textFaint, 4.0f, describer(idsOut));
         c.end();
+    }
+    // The PNG holds both charts: read back after the scatter, the heatmap's child drawn before it.
+    if (m_capture->wanted()) {
+        const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+        m_capture->queue(ImGui::GetWindowDrawList(), m_chartsMin, ImVec2(pos.x + size.x, pos.y + size.y));
     }
     ImGui::EndChild();
 }
@@ -449,7 +518,10 @@ void SweepView::drawActions() {
     ImGui::InputInt("##keepN", &m_keepCount);
     m_keepCount = std::clamp(m_keepCount, 1, 50);
     ImGui::SameLine();
-    if (ImGui::Button("Keep best in session")) m_message = fmt::format("kept {} variant(s) in the session", m_sweeps.keepBest(m_keepCount));
+    if (ImGui::Button("Keep best in session")) {
+        m_message = fmt::format("kept {} variant(s) in the session", m_sweeps.keepBest(m_keepCount));
+        m_messageIsError = false;
+    }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
     ImGui::InputText("##csv", &m_csvPath);
@@ -458,10 +530,16 @@ void SweepView::drawActions() {
         try {
             m_sweeps.exportCsv(m_csvPath);
             m_message = "wrote " + m_csvPath;
+            m_messageIsError = false;
         } catch (const InputError& e) {
             m_message = e.what();
+            m_messageIsError = true;
         }
     }
+    ImGui::SameLine();
+    const std::filesystem::path png = std::filesystem::path(m_csvPath).replace_extension(".png");
+    if (ImGui::Button("Export PNG")) requestPng(png);
+    helpTooltip("Save the heatmap and the scatter as drawn now to " + png.string());
     ImGui::EndDisabled();
     const FrameTimes& f = m_sweeps.frameTimes();
     if (f.count() > 0) {

@@ -133,5 +133,59 @@ TEST_CASE("gui: bad sweep commands exit 2 naming file and line", "[app][gui][swe
     const fs::path unknown = writeScript(dir, "template map\nsweep vary TILE=4\n");
     const RunResult u = runApp(dir, "--script '" + unknown.string() + "' --screenshot '" + (dir.path / "z.png").string() + "'");
     CHECK(u.exitCode == 2);
-    CHECK_THAT(u.stderrText, Catch::Contains(":2: 'TILE' is not a parameter of the editor's template"));
+    CHECK_THAT(u.stderrText, Catch::Contains(":2: 'TILE' is neither a parameter of the editor's template nor a compiler flag"));
+
+    const fs::path noSet = writeScript(dir, "template gemm\narch sm_90\nsweep preselected huge_tiles\n");
+    const RunResult n = runApp(dir, "--script '" + noSet.string() + "' --screenshot '" + (dir.path / "w.png").string() + "'");
+    CHECK(n.exitCode == 2);
+    CHECK_THAT(n.stderrText, Catch::Contains(":3: no preselected set 'huge_tiles' for this template and arch (there are: simt_tiles, small_tiles)"));
+
+    const fs::path badSample = writeScript(dir, "template gemm\nsweep sample some\n");
+    const RunResult b = runApp(dir, "--script '" + badSample.string() + "' --screenshot '" + (dir.path / "v.png").string() + "'");
+    CHECK(b.exitCode == 2);
+    CHECK_THAT(b.stderrText, Catch::Contains(":2: 'sweep sample' takes a count (0: every config) and a seed, got 'some'"));
+}
+
+TEST_CASE("gui: a sweep from a preselected set, sampled, over a compiler flag, exported as CSV and PNG", "[app][gui][sweep]") {
+    requirePrerequisites();
+    TempDir dir("sweep_preselected");
+    const fs::path csv = dir.path / "set.csv", png = dir.path / "set.png";
+    // gemm's small_tiles set holds 3 configs; crossed with two register caps, 6; 5 drawn of them.
+    const fs::path script = writeScript(dir, R"(template gemm
+arch sm_90
+wait-compile
+sweep preselected small_tiles
+sweep vary maxrregcount=0,64
+sweep sample 5 7
+sweep start compile-only
+sweep wait
+sweep axes BM maxrregcount
+sweep metric registers
+sweep export )" + csv.string() + R"(
+sweep export )" + png.string() + R"(
+sweep load best
+wait-compile
+expect BM=32 BN=64 maxrregcount=0
+)");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("sweep: 5 configs: 0 measured, 5 compiled, 0 pruned, 0 failed"));
+
+    const std::string table = readFile(csv);
+    INFO(table);
+    CHECK(table.find(",STAGES,VEC,maxrregcount,name,") != std::string::npos);
+    CHECK(count(table, "\n") == 6);
+    // Every row is one of the set's tiles, and a capped config carries the cap in its name.
+    CHECK(count(table, "f16,rcr,64,64,32,32,32,4,8,2,") + count(table, "f16,rcr,32,64,32,32,16,4,4,2,") +
+              count(table, "f16,rcr,64,32,32,16,32,4,4,2,") == 5);
+    CHECK(count(table, ",64,gemm_") == count(table, "_r64,"));
+    CHECK(count(table, "_r64,") >= 1);
+
+    // The PNG holds the heatmap and the scatter: wide, and more than a few flat colours.
+    int w = 0, h = 0, channels = 0;
+    REQUIRE(stbi_info(png.c_str(), &w, &h, &channels) == 1);
+    CHECK(w > 600);
+    CHECK(h > 150);
+    CHECK(distinctColours(png) > 50);
 }
