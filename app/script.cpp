@@ -46,6 +46,12 @@ bool ScriptRunner::stepTutorial(const ScriptCommand& c, ExplorerApp& app) {
     if (c.argument == "open") {
         if (!tutorials.open(c.second)) fail(c, fmt::format("unknown tutorial '{}'", c.second));
         app.tutorialsView().setOpen(true);
+    } else if (c.argument == "images") {
+        const TutorialsView& view = app.tutorialsView();
+        std::string problems;
+        for (const std::string& p : view.imageProblems()) problems += "; " + p;
+        std::cerr << fmt::format("kernel-explorer: tutorial: images: {} shown, {} not shown{}\n", view.imagesShown(), view.imageProblems().size(),
+                                 problems);
     } else if (c.argument == "next") {
         tutorials.next();
     } else if (c.argument == "back") {

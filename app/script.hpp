@@ -51,6 +51,8 @@
 //   tutorial check           wait for the compile and the session, then fail unless every
 //                            checkpoint of the step that needs no GPU run passes; prints
 //                            "kernel-explorer: tutorial: STEP: pass|fail|needs a GPU run: LABEL: REASON"
+//   tutorial images          print "kernel-explorer: tutorial: images: N shown, M not shown[; WHY...]" for the
+//                            prose images of the step drawn last
 //   tutorial welcome start|dismiss   answer the first-run welcome (fails when none is showing)
 //   sweep vary P[=VALUES]    vary parameter P of the editor's template, or compiler flag P
 //                            (maxrregcount, fast_math, ptxas_opt, extra_vectorization), in the Sweep

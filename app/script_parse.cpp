@@ -145,9 +145,9 @@ void parseTutorial(const Words& w, ScriptCommand& c) {
     const std::size_t nargs = argCount(w);
     const std::string sub = nargs >= 1 ? w[1] : "";
     const bool oneArg = sub == "open" || sub == "action" || sub == "welcome";
-    const bool noArg = sub == "next" || sub == "back" || sub == "check";
+    const bool noArg = sub == "next" || sub == "back" || sub == "check" || sub == "images";
     if (!(oneArg && nargs == 2) && !(noArg && nargs == 1))
-        throw std::invalid_argument("'tutorial' takes open ID, next, back, action N, check or welcome start|dismiss");
+        throw std::invalid_argument("'tutorial' takes open ID, next, back, action N, check, images or welcome start|dismiss");
     c.argument = sub;
     if (oneArg) c.second = w[2];
     if (sub == "welcome" && c.second != "start" && c.second != "dismiss") throw std::invalid_argument("'tutorial welcome' takes start or dismiss");

@@ -268,6 +268,8 @@ void TutorialsView::drawSpans(const std::vector<ProseSpan>& spans) {
 
 void TutorialsView::drawProse(const std::vector<ProseBlock>& blocks) {
     const Palette& pal = theme().palette();
+    m_imagesShown = 0;
+    m_imageProblems.clear();
     for (const ProseBlock& b : blocks) {
         switch (b.kind) {
         case ProseBlock::Kind::Heading:
@@ -301,9 +303,30 @@ void TutorialsView::drawProse(const std::vector<ProseBlock>& blocks) {
             ImGui::Spacing();
             break;
         }
-        case ProseBlock::Kind::Image:
-            ImGui::TextColored(Theme::toVec4(pal.textDim), "[%s: %s]", b.alt.c_str(), b.image.filename().c_str());
+        case ProseBlock::Kind::Image: {
+            // At its own size (times the zoom), narrowed to the window; the alt text as caption.
+            const ImageTextures::Image& image = m_images.get(b.image);
+            if (image.texture == ImTextureID{}) {
+                ImGui::TextColored(Theme::toVec4(pal.warn), "[%s: %s]", b.alt.c_str(), image.error.c_str());
+                m_imageProblems.push_back(image.error);
+                break;
+            }
+            float w = static_cast<float>(image.width) * theme().scale(), h = static_cast<float>(image.height) * theme().scale();
+            const float room = ImGui::GetContentRegionAvail().x;
+            if (w > room && room > 0) {
+                h *= room / w;
+                w = room;
+            }
+            ImGui::Image(image.texture, ImVec2(w, h));
+            if (!b.alt.empty()) {
+                ImGui::PushTextWrapPos(0.0f);
+                ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", b.alt.c_str());
+                ImGui::PopTextWrapPos();
+            }
+            ImGui::Spacing();
+            ++m_imagesShown;
             break;
+        }
         }
     }
 }

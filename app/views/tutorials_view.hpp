@@ -7,9 +7,11 @@
 
 #include "tutorial_model.hpp"
 #include "views/view.hpp"
+#include "widgets/image_textures.hpp"
 
 #include "tutorial/prose.hpp"
 
+#include <string>
 #include <vector>
 
 namespace kx::app {
@@ -20,6 +22,9 @@ public:
     bool inViewMenu() const override { return true; }
     // True once the welcome was drawn: closing the window then counts as "not now".
     bool welcomeShown() const { return m_welcomeShown; }
+    // The prose images of the step drawn last: how many were shown, and why the others were not.
+    int imagesShown() const { return m_imagesShown; }
+    const std::vector<std::string>& imageProblems() const { return m_imageProblems; }
 
 protected:
     void drawContent() override;
@@ -38,6 +43,9 @@ private:
 
     TutorialModel& m_tutorials;
     bool m_welcomeShown = false;  // opened once for the welcome
+    ImageTextures m_images;
+    int m_imagesShown = 0;
+    std::vector<std::string> m_imageProblems;
 };
 
 }  // namespace kx::app

@@ -10,7 +10,10 @@
 
 #include <stb/stb_image.h>
 
+#include <algorithm>
+#include <regex>
 #include <set>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace kx::test;
@@ -51,14 +54,17 @@ TEST_CASE("gui: every tutorial plays through, and each checkpoint that needs no 
             // The script presses every action that needs no GPU, then judges the step.
             std::string script = "session " + (dir.path / "play.kxs").string() + "\ntutorial open " + t->id + "\n";
             int actions = 0, checked = 0;
+            std::vector<int> images;  // per step: the prose images the window must show
             for (const TutorialStep& step : t->steps) {
                 for (std::size_t a = 0; a < step.actions.size(); ++a) {
                     if (step.actions[a].needsGpu()) continue;
                     script += "tutorial action " + std::to_string(a + 1) + "\n";
                     ++actions;
                 }
-                script += "tutorial check\n";
+                script += "tutorial check\ntutorial images\n";
                 checked += static_cast<int>(step.checkpoints.size());
+                images.push_back(static_cast<int>(std::count_if(step.prose.begin(), step.prose.end(),
+                                                                [](const ProseBlock& b) { return b.kind == ProseBlock::Kind::Image; })));
                 if (&step == &t->steps.back()) script += "screenshot " + (dir.path / "last.png").string() + "\n";
                 script += "tutorial next\n";
             }
@@ -73,10 +79,16 @@ TEST_CASE("gui: every tutorial plays through, and each checkpoint that needs no 
             // stopped), and the GPU ones said they need a run.
             std::size_t judged = 0, pos = 0;
             while ((pos = r.stderrText.find("kernel-explorer: tutorial: ", pos)) != std::string::npos) {
-                ++judged;
+                if (r.stderrText.compare(pos, 35, "kernel-explorer: tutorial: images: ") != 0) ++judged;
                 ++pos;
             }
             CHECK(judged == static_cast<std::size_t>(checked));
+            // Each step showed every image of its prose, decoded from the tutorial's folder.
+            std::vector<int> shown;
+            static const std::regex imageLine(R"(tutorial: images: (\d+) shown, 0 not shown\n)");
+            for (auto it = std::sregex_iterator(r.stderrText.begin(), r.stderrText.end(), imageLine); it != std::sregex_iterator(); ++it)
+                shown.push_back(std::stoi((*it)[1]));
+            CHECK(shown == images);
             CHECK(r.stderrText.find(": fail: ") == std::string::npos);
             CHECK(distinctColours(dir.path / "last.png") > 50);
             // Finishing the last step is kept in the session.
