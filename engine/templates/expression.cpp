@@ -5,6 +5,9 @@
 #include <muParser.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <unordered_map>
 
 namespace kx::engine {
 namespace {
@@ -36,20 +39,62 @@ double isPow2(double x) {
 
 namespace {
 
+// A parsed expression over its own copy of the variables: muparser binds variables by address
+// and turns the expression into bytecode on the first evaluation, so a parser kept for the same
+// expression and the same variable names only needs the new values. Editing a config validates
+// every constraint for every value of every parameter (the editor marks the values that would
+// break a rule), which made building a parser per evaluation most of a frame's work.
+struct ParsedExpression {
+    VariableMap storage;  // a std::map: the addresses muparser holds stay put
+    mu::Parser parser;
+};
+
+// Per thread, by expression and variable names; the templates hold a few hundred expressions.
+thread_local std::unordered_map<std::string, std::unique_ptr<ParsedExpression>> t_parsed;
+
+std::string parserKey(const std::string& expr, const VariableMap& vars) {
+    std::string key = expr;
+    key += '\n';
+    for (const auto& entry : vars) {
+        key += entry.first;
+        key += ',';
+    }
+    return key;
+}
+
+ParsedExpression& parsedFor(const std::string& key, const std::string& expr, const VariableMap& vars) {
+    std::unique_ptr<ParsedExpression>& slot = t_parsed[key];
+    if (slot) {
+        // The same names in the same (sorted) order: copy the values across.
+        auto to = slot->storage.begin();
+        for (auto from = vars.begin(); from != vars.end(); ++from, ++to) to->second = from->second;
+        return *slot;
+    }
+    auto parsed = std::make_unique<ParsedExpression>();
+    parsed->storage = vars;
+    mu::Parser& parser = parsed->parser;
+    parser.DefineOprt("%", modulo, mu::prMUL_DIV, mu::oaLEFT, true);
+    parser.DefineInfixOprt("!", logicalNot);
+    parser.DefineFun("ceil", ceilFn);
+    parser.DefineFun("floor", floorFn);
+    parser.DefineFun("ceil_div", ceilDiv);
+    parser.DefineFun("is_pow2", isPow2);
+    for (auto& [name, value] : parsed->storage) parser.DefineVar(name, &value);
+    parser.SetExpr(expr);
+    slot = std::move(parsed);
+    return *slot;
+}
+
 double evaluate(const std::string& expr, const VariableMap& vars) {
-    // muparser binds variables by address, so evaluate over a private copy.
-    VariableMap storage = vars;
+    const std::string key = parserKey(expr, vars);
     try {
-        mu::Parser parser;
-        parser.DefineOprt("%", modulo, mu::prMUL_DIV, mu::oaLEFT, true);
-        parser.DefineInfixOprt("!", logicalNot);
-        parser.DefineFun("ceil", ceilFn);
-        parser.DefineFun("floor", floorFn);
-        parser.DefineFun("ceil_div", ceilDiv);
-        parser.DefineFun("is_pow2", isPow2);
-        for (auto& [name, value] : storage) parser.DefineVar(name, &value);
-        parser.SetExpr(expr);
-        const double result = parser.Eval();
+        double result = 0;
+        try {
+            result = parsedFor(key, expr, vars).parser.Eval();
+        } catch (...) {
+            t_parsed.erase(key);  // a parser that threw is not kept (its state is muparser's business)
+            throw;
+        }
         if (std::isnan(result)) throw InputError("expression '" + expr + "' is not a number");
         return result;
     } catch (const mu::Parser::exception_type& e) {

@@ -13,6 +13,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace kx::engine;
@@ -171,6 +172,23 @@ TEST_CASE("strict evaluation reports divisions by zero", "[templates][reliabilit
     CHECK_THROWS_WITH(evaluateExpressionStrict("a / z", vars), Catch::Contains("infinite"));
     // Outside strict mode the old behaviour stays: a comparison with NaN is false.
     CHECK(evaluateExpression("a % z == 0", vars) == 0);
+}
+
+TEST_CASE("an expression evaluated again sees the new values, other variables and a failure before it", "[templates][expression]") {
+    // Parsed expressions are kept per thread: each evaluation must still use its own values.
+    CHECK(evaluateExpression("a * b", {{"a", 2}, {"b", 3}}) == 6);
+    CHECK(evaluateExpression("a * b", {{"a", 5}, {"b", 7}}) == 35);
+    CHECK(evaluateExpression("a * b", {{"a", 5}, {"b", 7}, {"c", 100}}) == 35);
+    CHECK(evaluateExpression("a * b + c", {{"a", 1}, {"b", 1}, {"c", 100}}) == 101);
+    CHECK_THROWS_WITH(evaluateExpression("a * d", {{"a", 5}, {"b", 7}}), Catch::Contains("unknown name 'd'"));
+    CHECK_THROWS_WITH(evaluateExpressionStrict("a % b", {{"a", 5}, {"b", 0}}), Catch::Contains("remainder (%) by zero"));
+    CHECK(evaluateExpressionStrict("a % b", {{"a", 5}, {"b", 3}}) == 2);
+    CHECK(evaluateExpression("a % b", {{"a", 9}, {"b", 5}}) == 4);
+    // And from another thread, which keeps its own parsers.
+    double other = 0;
+    std::thread([&] { other = evaluateExpression("a * b", {{"a", 11}, {"b", 2}}); }).join();
+    CHECK(other == 22);
+    CHECK(evaluateExpression("a * b", {{"a", 3}, {"b", 3}}) == 9);
 }
 
 TEST_CASE("counts beyond a 64-bit integer are refused instead of overflowing", "[templates][reliability]") {
