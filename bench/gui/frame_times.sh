@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Frame times of kernel-explorer while compiling, switching views and scrolling a long PTX,
-# under Xvfb (software rendering: Mesa llvmpipe), at 1920x1080 and 1280x720; then the CPU an
+# under Xvfb (software rendering: Mesa llvmpipe), at 1920x1080, 1600x1000 (the default window)
+# and 1280x720 (SIZES overrides); then the CPU an
 # idle window uses, measured from outside through /proc over IDLE_SECONDS.
 #
 #   bench/gui/frame_times.sh [BUILD_DIR] > bench/results/cpu/gui_frame_times.txt
@@ -15,7 +16,7 @@ idle_seconds="${IDLE_SECONDS:-20}"
 export KX_DATA_DIR="$root"
 
 echo "# kernel-explorer frame times, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uname -m)"
-for size in 1920x1080 1280x720; do
+for size in ${SIZES:-1920x1080 1600x1000 1280x720}; do
     w="${size%x*}"
     h="${size#*x}"
     echo "## $size: compiling / switching views / scrolling PTX"
