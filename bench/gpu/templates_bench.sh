@@ -55,6 +55,12 @@ for t in "${templates[@]}"; do
       for cfg in "STAGES=4" "BK=64" "BK=64,STAGES=4" "BN=128" "BN=128,STAGES=4" "BM=256,BN=128" "BN=128,BK=64" \
                  "GROUP_M=1" "smem=plain" "dtype=bf16" "layout=rrr"; do
         run "$t" "$cfg" --set "$cfg"; done
+      # Layouts, types and fused epilogues, each against cuBLASLt with what it fuses.
+      for cfg in "layout=crr" "layout=ccr" "dtype=tf32" "dtype=tf32,layout=crr" "dtype=tf32,BN=128,STAGES=4" \
+                 "dtype=i8,BK=64" "dtype=i8,BK=128" "dtype=e4m3,BK=64" "dtype=e4m3,BK=128" "dtype=e5m2,BK=64" \
+                 "epilogue=relu,d0=bias" "epilogue=gelu_tanh,d0=bias" "epilogue=gelu_erf,d0=bias" "epilogue=silu,d0=residual" \
+                 "d0=residual,scale=scaled" "dtype=bf16,layout=ccr,epilogue=gelu_tanh,d0=residual"; do
+        run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192 ;;
     rownorm)

@@ -169,7 +169,8 @@ void checkNamePattern(const fs::path& file, const TemplateManifest& m) {
         if (pattern[i] == '{') {
             const std::size_t close = pattern.find('}', i);
             if (close == std::string::npos) fail(file, line, "<name-pattern> has an unclosed '{'");
-            const std::string key = pattern.substr(i + 1, close - i - 1);
+            std::string key = pattern.substr(i + 1, close - i - 1);
+            if (!key.empty() && key.back() == '?') key.pop_back();  // {PARAM?}: "_value", or nothing at the default
             const ParamSpec* p = m.findParam(key);
             if (!p) fail(file, line, "<name-pattern> names {" + key + "}, which is not a parameter");
             for (const EnumChoice& c : p->choices)

@@ -211,7 +211,16 @@ std::string Template::configName(const Config& config) const {
             const std::size_t close = pattern.find('}', i);
             if (close == std::string::npos)
                 throw InputError(m_manifest.manifestFile + ": name pattern has an unclosed '{'");
-            out += config.at(pattern.substr(i + 1, close - i - 1));
+            std::string key = pattern.substr(i + 1, close - i - 1);
+            if (!key.empty() && key.back() == '?') {
+                // An optional part: left out at the parameter's default, so adding a parameter
+                // to a template keeps the names of the configs that existed before.
+                key.pop_back();
+                const ParamSpec* p = m_manifest.findParam(key);
+                if (!p || config.at(key) != p->defaultValue) out += "_" + config.at(key);
+            } else {
+                out += config.at(key);
+            }
             i = close;
         } else {
             out += pattern[i];

@@ -10,6 +10,7 @@ namespace kx::runner {
 
 KX_BASELINE_FACTORY(makeCopy);
 KX_BASELINE_FACTORY(makeCublasGemm);
+KX_BASELINE_FACTORY(makeCublasLtGemm);
 // cuDNN, dlopened at run time; its fallback (im2col + cuBLAS) needs nvcc.
 KX_BASELINE_FACTORY(makeCudnnConv);
 // CUB's algorithms: compiled only when the build has nvcc (KX_HAVE_CUB).

@@ -24,6 +24,7 @@ const std::map<std::string, BaselineFactory>& table() {
     static const std::map<std::string, BaselineFactory> t = {
         {"copy", makeCopy},
         {"cublas_gemm", makeCublasGemm},
+        {"cublaslt_gemm", makeCublasLtGemm},
         {"cudnn_conv", makeCudnnConv},
         {"cub_reduce", KX_CUB(makeCubReduce)},
         {"cub_scan", KX_CUB(makeCubScan)},

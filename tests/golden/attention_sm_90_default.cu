@@ -132,15 +132,15 @@ __device__ __forceinline__ int swizzledChunk(int row, int chunk) {
     }
 }
 
-// fp32 accumulators of M x N mma tiles, 4 per lane each, set to zero.
-template <int M, int N>
-__device__ __forceinline__ void zeroAccumulators(float (&acc)[M][N][4]) {
+// Accumulators of M x N mma tiles (fp32, or int32 for int8), 4 per lane each, set to zero.
+template <class Acc, int M, int N>
+__device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
 #pragma unroll
     for (int mi = 0; mi < M; ++mi)
 #pragma unroll
         for (int ni = 0; ni < N; ++ni)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
 }
 
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.

@@ -43,7 +43,7 @@ TEST_CASE("a --vary option takes listed values, every allowed value, or a range"
     CHECK(parseVary(t, "STAGES").values == std::vector<std::string>{"2", "3", "4", "5", "6"});
     CHECK(parseVary(t, "BN=32,64..128").values == std::vector<std::string>{"32", "64", "128"});
     CHECK(parseVary(t, "BN=64,64,128").values == std::vector<std::string>{"64", "128"});  // no repeats
-    CHECK(parseVary(t, "dtype").values == std::vector<std::string>{"f16", "bf16"});
+    CHECK(parseVary(t, "dtype").values == std::vector<std::string>{"f16", "bf16", "tf32", "i8", "e4m3", "e5m2"});
 
     CHECK_THAT(errorOf([&] { parseVary(t, "XX=1"); }), Catch::Contains("'XX': not a parameter of gemm_mma"));
     CHECK_THAT(errorOf([&] { parseVary(t, "BM=48"); }), Catch::Contains("BM=48 is not allowed: BM must be one of 32, 64, 128, 256"));
@@ -82,7 +82,7 @@ TEST_CASE("a space crosses its bases with its axes, the last axis fastest", "[sw
 TEST_CASE("sampling draws distinct configs, the same for the same seed", "[sweep][space]") {
     const Template& t = gemmMma();
     const SweepSpace space = makeSpace(t, {t.defaultConfig()}, {"BM", "BN", "BK", "WM", "WN", "STAGES", "GROUP_M"});
-    REQUIRE(space.size() == 4 * 4 * 2 * 4 * 4 * 5 * 5);
+    REQUIRE(space.size() == 4 * 4 * 3 * 4 * 4 * 5 * 5);
     const auto a = spaceConfigs(space, 50, 7), b = spaceConfigs(space, 50, 7), c = spaceConfigs(space, 50, 8);
     REQUIRE(a.size() == 50);
     CHECK(a == b);

@@ -107,14 +107,17 @@ TEST_CASE("a kernel source that is a folder or missing is refused and the others
 }
 
 TEST_CASE("a name pattern that could leave the output folder or is empty is refused", "[templates][reliability]") {
-    const std::string pattern = "<name-pattern>tiny_{dtype}_b{BLOCK}_u{UNROLL}</name-pattern>";
+    const std::string pattern = "<name-pattern>tiny_{dtype}_b{BLOCK}_u{UNROLL}{FAST?}</name-pattern>";
     requireRefused(loadEdited("traversal", {{pattern, "<name-pattern>../../x/{BLOCK}</name-pattern>"}}), 5, "must start with a letter");
     requireRefused(loadEdited("slash", {{pattern, "<name-pattern>x/../../{BLOCK}</name-pattern>"}}), 5, "holds '/'");
     requireRefused(loadEdited("empty", {{pattern, "<name-pattern></name-pattern>"}}), 5, "empty");
     requireRefused(loadEdited("unknown", {{pattern, "<name-pattern>t_{NOPE}</name-pattern>"}}), 5, "{NOPE}, which is not a parameter");
+    requireRefused(loadEdited("unknown_optional", {{pattern, "<name-pattern>t_{NOPE?}</name-pattern>"}}), 5, "{NOPE}, which is not a parameter");
     requireRefused(loadEdited("unclosed", {{pattern, "<name-pattern>t_{BLOCK</name-pattern>"}}), 5, "unclosed");
     // A choice whose name would put a '/' into the file name.
     requireRefused(loadEdited("choice", {{pattern, "<name-pattern>t_{dtype}</name-pattern>"}, {"<choice name=\"f16\"", "<choice name=\"../f16\""}}),
+                   5, "choice '../f16'");
+    requireRefused(loadEdited("optional_choice", {{pattern, "<name-pattern>t{dtype?}</name-pattern>"}, {"<choice name=\"f16\"", "<choice name=\"../f16\""}}),
                    5, "choice '../f16'");
 }
 

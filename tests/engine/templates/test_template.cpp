@@ -62,6 +62,14 @@ TEST_CASE("configs are value types with procedural names and stable hashes", "[t
     CHECK(t->withValues(def, {{"FAST", "on"}}).at("FAST") == "true");
 }
 
+TEST_CASE("an optional part of a name ({PARAM?}) appears only away from the parameter's default", "[templates]") {
+    auto t = tinyTemplate();
+    const Config def = t->defaultConfig();
+    CHECK(t->configName(t->withValues(def, {{"FAST", "false"}})) == "tiny_f32_b128_u2");
+    CHECK(t->configName(t->withValues(def, {{"FAST", "true"}})) == "tiny_f32_b128_u2_true");
+    CHECK(t->configName(t->withValues(def, {{"FAST", "true"}, {"UNROLL", "3"}})) == "tiny_f32_b128_u3_true");
+}
+
 TEST_CASE("bad values are refused with what is allowed", "[templates]") {
     auto t = tinyTemplate();
     const Config def = t->defaultConfig();
