@@ -170,7 +170,14 @@ void checkNamePattern(const fs::path& file, const TemplateManifest& m) {
             const std::size_t close = pattern.find('}', i);
             if (close == std::string::npos) fail(file, line, "<name-pattern> has an unclosed '{'");
             std::string key = pattern.substr(i + 1, close - i - 1);
-            if (!key.empty() && key.back() == '?') key.pop_back();  // {PARAM?}: "_value", or nothing at the default
+            // {PARAM?} or {PARAM?prefix}: the prefix ("_" by default) and the value, or nothing
+            // at the parameter's default.
+            if (const std::size_t mark = key.find('?'); mark != std::string::npos) {
+                const std::string prefix = key.substr(mark + 1);
+                if (!std::all_of(prefix.begin(), prefix.end(), isNameCharacter))
+                    fail(file, line, "<name-pattern>'s {" + key + "} has a prefix with characters other than letters, digits and '_'");
+                key.resize(mark);
+            }
             const ParamSpec* p = m.findParam(key);
             if (!p) fail(file, line, "<name-pattern> names {" + key + "}, which is not a parameter");
             for (const EnumChoice& c : p->choices)

@@ -212,12 +212,14 @@ std::string Template::configName(const Config& config) const {
             if (close == std::string::npos)
                 throw InputError(m_manifest.manifestFile + ": name pattern has an unclosed '{'");
             std::string key = pattern.substr(i + 1, close - i - 1);
-            if (!key.empty() && key.back() == '?') {
-                // An optional part: left out at the parameter's default, so adding a parameter
-                // to a template keeps the names of the configs that existed before.
-                key.pop_back();
+            if (const std::size_t mark = key.find('?'); mark != std::string::npos) {
+                // An optional part, {PARAM?} or {PARAM?prefix}: left out at the parameter's
+                // default, so adding a parameter to a template keeps the names of the configs
+                // that existed before.
+                const std::string prefix = mark + 1 < key.size() ? key.substr(mark + 1) : "_";
+                key.resize(mark);
                 const ParamSpec* p = m_manifest.findParam(key);
-                if (!p || config.at(key) != p->defaultValue) out += "_" + config.at(key);
+                if (!p || config.at(key) != p->defaultValue) out += prefix + config.at(key);
             } else {
                 out += config.at(key);
             }

@@ -17,6 +17,7 @@
 //   [SECTION] Shared -> registers without ldmatrix   tf32 operands stored along m or n
 //   [SECTION] Epilogue           alpha, beta, D0 and the activation, per pair of outputs
 //   [SECTION] Kernel             block order, the k-loop pipeline, fragments, epilogue
+//   [SECTION] Split-K finish     the slices' partial sums added, then the epilogue
 
 #if ${needs_fp16}
 #include <cuda_fp16.h>
@@ -40,6 +41,7 @@ constexpr int kBM = ${BM}, kBN = ${BN}, kBK = ${BK};   // block tile
 constexpr int kWM = ${WM}, kWN = ${WN};                // warp tile
 constexpr int kStages = ${STAGES};
 constexpr int kGroupM = ${GROUP_M};
+constexpr int kSplitK = ${SPLITK};                     // blocks along K, each summing a slice of it
 constexpr bool kSwizzle = ${swizzle} != 0;
 constexpr bool kBKMajor = ${b_col_major} != 0;         // B stored N x K: its k index is contiguous
 constexpr bool kAKMajor = ${a_col_major} == 0;         // A stored M x K: its k index is contiguous
@@ -245,21 +247,26 @@ __device__ __forceinline__ float d0At(const TOut* __restrict__ D0, int M, int N,
     else return 0.0f;
 }
 
-// The outputs (row, col) and (row, col + 1) from their accumulators x and y. int8's int32 sums
-// are exact and stored as they are (its manifest allows no epilogue).
-__device__ __forceinline__ void storeOutputs(TOut* __restrict__ C, const TOut* __restrict__ D0, int M, int N, int row, int col,
-                                             TAcc x, TAcc y, float alpha, float beta, bool pairOk) {
+// Output (row, col) from its sum: act(alpha * sum + beta * d0). int8's int32 sums are exact
+// and kept as they are (its manifest allows no epilogue).
+__device__ __forceinline__ TAcc epilogue(TAcc sum, const TOut* __restrict__ D0, int M, int N, int row, int col, float alpha, float beta) {
     if constexpr (kIntegerSums) {
-        storePair(C, M, N, row, col, x, y, pairOk);
+        return sum;
     } else {
-        x *= alpha;
-        y *= alpha;
-        if constexpr (kD0 != 0) {
-            x += beta * d0At(D0, M, N, row, col);
-            y += beta * d0At(D0, M, N, row, col + 1);
-        }
-        storePair(C, M, N, row, col, activate(x), activate(y), pairOk);
+        float x = alpha * sum;
+        if constexpr (kD0 != 0) x += beta * d0At(D0, M, N, row, col);
+        return activate(x);
     }
+}
+
+// The outputs (row, col) and (row, col + 1) from their sums x and y: through the epilogue into C,
+// or, with Split-K, as they are into this block's slice of the partial sums.
+__device__ __forceinline__ void storeOutputs(TOut* __restrict__ C, const TOut* __restrict__ D0, TAcc* __restrict__ slice, int M, int N,
+                                             int row, int col, TAcc x, TAcc y, float alpha, float beta, bool pairOk) {
+    if constexpr (kSplitK > 1)
+        storePair(slice, M, N, row, col, x, y, N % 2 == 0);
+    else
+        storePair(C, M, N, row, col, epilogue(x, D0, M, N, row, col, alpha, beta), epilogue(y, D0, M, N, row, col + 1, alpha, beta), pairOk);
 }
 
 }  // namespace kx_gemm_mma
@@ -269,8 +276,8 @@ using namespace kx_gemm_mma;
 // [SECTION] Kernel
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-    ${KERNEL_NAME}(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C, int M, int N,
-                   int K, float alpha, float beta) {
+    ${KERNEL_NAME}(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
+                   TAcc* __restrict__ partials, int M, int N, int K, float alpha, float beta) {
     extern __shared__ __align__(128) unsigned char smem[];
     const unsigned smemBase = smemAddress(smem);
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -283,12 +290,17 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     // 16-byte copies need 16-byte aligned rows: a pitch that is a multiple of 8 elements.
     const bool aVectorOk = (kAKMajor ? K : M) % kChunk == 0 && aligned16(A);
     const bool bVectorOk = (kBKMajor ? K : N) % kChunk == 0 && aligned16(B);
-    const int kTiles = (K + kBK - 1) / kBK;
+    // Split-K: block z sums k-tiles [ktBegin, ktBegin + kTiles); a slice may be empty (more
+    // slices than tiles) and then stores zeros.
+    const int kTilesAll = (K + kBK - 1) / kBK;
+    const int perSplit = (kTilesAll + kSplitK - 1) / kSplitK;
+    const int ktBegin = min(kTilesAll, static_cast<int>(blockIdx.z) * perSplit);
+    const int kTiles = min(kTilesAll, ktBegin + perSplit) - ktBegin;
 
     auto loadStage = [&](int stage, int kTile) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
-        const int k0 = kTile * kBK;
+        const int k0 = (ktBegin + kTile) * kBK;
         if constexpr (kAKMajor)
             loadTile<kBM, kAChunksPerRow, kACopies>(aTile, A, K, blockM, k0, M, K, aVectorOk);
         else
@@ -374,14 +386,34 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     // columns each: scaled, D0 added, activated, rounded to ${out_ctype} and stored as one pair
     // where the row allows it.
     const bool pairOk = N % 2 == 0 && reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TOut)) == 0;
+    TAcc* slice = partials + static_cast<long long>(blockIdx.z) * M * N;
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi) {
         const int row = blockM + warpM * kWM + mi * 16 + lane / 4;
 #pragma unroll
         for (int ni = 0; ni < kMmaN; ++ni) {
             const int col = blockN + warpN * kWN + ni * 8 + (lane % 4) * 2;
-            storeOutputs(C, D0, M, N, row, col, acc[mi][ni][0], acc[mi][ni][1], alpha, beta, pairOk);
-            storeOutputs(C, D0, M, N, row + 8, col, acc[mi][ni][2], acc[mi][ni][3], alpha, beta, pairOk);
+            storeOutputs(C, D0, slice, M, N, row, col, acc[mi][ni][0], acc[mi][ni][1], alpha, beta, pairOk);
+            storeOutputs(C, D0, slice, M, N, row + 8, col, acc[mi][ni][2], acc[mi][ni][3], alpha, beta, pairOk);
+        }
+    }
+}
+
+// [SECTION] Split-K finish
+//
+// Launched only when SPLITK > 1: each output is the sum of its SPLITK partial sums, added in
+// slice order (the result does not depend on which block finished first), then the epilogue.
+extern "C" __global__ void __launch_bounds__(256)
+    ${KERNEL_NAME}_finish(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
+                          TAcc* __restrict__ partials, int M, int N, int K, float alpha, float beta) {
+    if constexpr (kSplitK > 1) {
+        const long long total = static_cast<long long>(M) * N;
+        for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
+            TAcc sum = partials[i];
+#pragma unroll
+            for (int s = 1; s < kSplitK; ++s) sum += partials[s * total + i];
+            const int row = static_cast<int>(i / N), col = static_cast<int>(i % N);
+            C[i] = TOut(epilogue(sum, D0, M, N, row, col, alpha, beta));
         }
     }
 }

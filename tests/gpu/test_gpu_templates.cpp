@@ -213,3 +213,25 @@ TEST_CASE("gemm_mma: every activation, D0 and scaling", "[gpu][templates][gemm_m
             }
     CHECK(ran == 7 * 3 * 2);
 }
+
+// Split-K: partial sums in fp32 (int32 for int8) added by a second kernel, which applies the
+// epilogue. Slice counts that divide K's tiles, that do not, and more slices than tiles (empty
+// slices must store zeros), with an epilogue, int8 and tf32, at every awkward size.
+TEST_CASE("gemm_mma: Split-K with every type family and an epilogue", "[gpu][templates][gemm_mma]") {
+    const Template* t = fixture().templates.find("gemm_mma").get();
+    REQUIRE(t);
+    const std::vector<std::vector<std::pair<std::string, std::string>>> families = {
+        {{"epilogue", "gelu_erf"}, {"d0", "bias"}, {"scale", "scaled"}},
+        {{"dtype", "i8"}, {"BK", "64"}},
+        {{"dtype", "tf32"}, {"layout", "ccr"}, {"d0", "residual"}},
+    };
+    int ran = 0;
+    for (const std::string split : {"2", "3", "16"})
+        for (auto values : families) {
+            values.emplace_back("SPLITK", split);
+            const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
+            for (const SizeMap& sizes : t->testSizes())
+                if (runChecked(*t, config, sizes, values[0].second != "i8")) ++ran;
+        }
+    CHECK(ran == 3 * 3 * 3);
+}

@@ -113,6 +113,7 @@ TEST_CASE("a name pattern that could leave the output folder or is empty is refu
     requireRefused(loadEdited("empty", {{pattern, "<name-pattern></name-pattern>"}}), 5, "empty");
     requireRefused(loadEdited("unknown", {{pattern, "<name-pattern>t_{NOPE}</name-pattern>"}}), 5, "{NOPE}, which is not a parameter");
     requireRefused(loadEdited("unknown_optional", {{pattern, "<name-pattern>t_{NOPE?}</name-pattern>"}}), 5, "{NOPE}, which is not a parameter");
+    requireRefused(loadEdited("prefix_slash", {{pattern, "<name-pattern>t_{BLOCK?/b}</name-pattern>"}}), 5, "prefix with characters other than");
     requireRefused(loadEdited("unclosed", {{pattern, "<name-pattern>t_{BLOCK</name-pattern>"}}), 5, "unclosed");
     // A choice whose name would put a '/' into the file name.
     requireRefused(loadEdited("choice", {{pattern, "<name-pattern>t_{dtype}</name-pattern>"}, {"<choice name=\"f16\"", "<choice name=\"../f16\""}}),

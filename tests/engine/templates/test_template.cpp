@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 using namespace kx::engine;
 using kx::test::fakeArch;
 using kx::test::sourceDir;
@@ -68,6 +71,21 @@ TEST_CASE("an optional part of a name ({PARAM?}) appears only away from the para
     CHECK(t->configName(t->withValues(def, {{"FAST", "false"}})) == "tiny_f32_b128_u2");
     CHECK(t->configName(t->withValues(def, {{"FAST", "true"}})) == "tiny_f32_b128_u2_true");
     CHECK(t->configName(t->withValues(def, {{"FAST", "true"}, {"UNROLL", "3"}})) == "tiny_f32_b128_u3_true");
+}
+
+TEST_CASE("an optional part may name its own prefix ({PARAM?prefix})", "[templates]") {
+    const kx::test::ScratchFolder root("optional_prefix");
+    std::filesystem::copy(kFixtures / "tiny", root.path / "tiny");
+    const std::filesystem::path manifest = root.path / "tiny" / "manifest.xml";
+    std::ifstream in(manifest);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("{FAST?}"), 7, "{FAST?_fast}{BLOCK?_b}");
+    std::ofstream(manifest) << text;
+    const TemplateLibrary lib = TemplateLibrary::load(root.path);
+    const auto t = lib.find("tiny");
+    REQUIRE(t);
+    CHECK(t->configName(t->defaultConfig()) == "tiny_f32_b128_u2");
+    CHECK(t->configName(t->withValues(t->defaultConfig(), {{"FAST", "true"}, {"BLOCK", "64"}})) == "tiny_f32_b64_u2_fasttrue_b64");
 }
 
 TEST_CASE("bad values are refused with what is allowed", "[templates]") {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Skinny GEMMs (M = 16 ... 128 rows, N = K = 4096 and 8192; a decode step's projections) with
+# gemm_mma and Split-K: at each shape a seeded sample of tiles x stages x Split-K is swept, and
+# the default and the sweep's fastest passing config then run against cuBLASLt, timed in the same
+# process. Writes the sweeps' CSVs, the winners, JSON lines and a Markdown table to OUTDIR.
+# Usage: gemm_skinny.sh OUTDIR [DTYPE]   (default f16; KX_SWEEP_SECONDS limits each sweep,
+# KX_SWEEP_SAMPLE sets the sample size, default 400)
+set -uo pipefail
+out=$1
+dtype=${2:-f16}
+kx=build/bin/kx
+mkdir -p "$out"
+space=(--vary BM=32,64,128 --vary WM=32,64 --vary BN=64,128,256 --vary WN=32,64 --vary BK=32,64 --vary STAGES=3,4,6 --vary SPLITK=1,2,3,4,6,8,16)
+best() {  # the sweep CSV's fastest passing config, as KEY=VALUE,...
+  python3 - "$1" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "measured" and r["verdict"] == "PASS" and r["median_ms"]]
+r = min(rows, key=lambda r: float(r["median_ms"]))
+print(",".join(f"{k}={r[k]}" for k in ("BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK")))
+PY
+}
+: > "$out/skinny_runs.jsonl"
+: > "$out/winners.txt"
+for shape in M=16,N=4096,K=4096 M=64,N=4096,K=4096 M=128,N=4096,K=4096 M=16,N=8192,K=8192 M=64,N=8192,K=8192 M=128,N=8192,K=8192; do
+  csv="$out/skinny_sweep_${shape//[=,]/_}.csv"
+  # A sweep stopped by the time limit (SIGINT) keeps the configs it finished.
+  timeout -s INT "${KX_SWEEP_SECONDS:-600}" $kx sweep gemm_mma --arch native --set dtype=$dtype --size "$shape" "${space[@]}" \
+    --valid-only --sample "${KX_SWEEP_SAMPLE:-400}" --seed 1 --reps 20 --no-baseline -j 16 --csv "$csv" > /dev/null 2> "$out/sweep.err"
+  winner=$(best "$csv")
+  echo "$shape $winner" >> "$out/winners.txt"
+  for cfg in "" "$winner"; do
+    $kx run gemm_mma --arch native --set dtype=$dtype${cfg:+,$cfg} --size $shape --reps 50 --warmup 10 --json > /tmp/kx-one.json 2> /tmp/kx-one.err
+    python3 - /tmp/kx-one.json /tmp/kx-one.err "$shape" "${cfg:-default}" >> "$out/skinny_runs.jsonl" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception:
+    r = {"ok": False, "error": open(sys.argv[2]).read().strip()[-400:]}
+r["template"], r["label"] = "gemm_mma " + sys.argv[3], sys.argv[4]
+print(json.dumps(r))
+PY
+  done
+done
+python3 bench/gpu/summarize_templates.py "$out/skinny_runs.jsonl" > "$out/skinny.md"
+cat "$out/skinny.md"
