@@ -66,6 +66,8 @@ CUtensorMap encodeTensorMap(DeviceContext& ctx, const Arg& map, const Arg& buffe
         {"i32", {CU_TENSOR_MAP_DATA_TYPE_INT32, 4}},   {"u32", {CU_TENSOR_MAP_DATA_TYPE_UINT32, 4}},
         {"i64", {CU_TENSOR_MAP_DATA_TYPE_INT64, 8}},   {"u64", {CU_TENSOR_MAP_DATA_TYPE_UINT64, 8}},
         {"u8", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},    {"i8", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},
+        // fp8 as bytes: the TMA only copies them.
+        {"e4m3", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},  {"e5m2", {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}},
     };
     static const std::map<std::string, std::pair<CUtensorMapSwizzle, unsigned>> kSwizzles = {
         {"none", {CU_TENSOR_MAP_SWIZZLE_NONE, 0}}, {"32B", {CU_TENSOR_MAP_SWIZZLE_32B, 32}},

@@ -87,10 +87,13 @@ for t in "${templates[@]}"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
     gemm_wgmma)
-      for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16"; do
+      for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16" \
+                 "dtype=tf32" "dtype=tf32,STAGES=3" "dtype=e4m3" "dtype=e4m3,STAGES=3" "dtype=e5m2"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
-      run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192 ;;
+      run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192
+      run "$t" "tf32 8192^3" --set dtype=tf32 --size M=8192,N=8192,K=8192
+      run "$t" "e4m3 8192^3" --set dtype=e4m3 --size M=8192,N=8192,K=8192 ;;
   esac
 done
 python3 bench/gpu/summarize_templates.py "$out/template_runs.jsonl" > "$out/templates.md"

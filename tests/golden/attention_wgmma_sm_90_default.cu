@@ -130,9 +130,12 @@ __device__ __forceinline__ void tmaLoad3d(unsigned dst, const TensorMap& map, in
 #define KX_REGS_0_63 KX_REGS_0_31 ", " KX_REGS_32_63
 #define KX_REGS_0_127 KX_REGS_0_63 ", " KX_REGS_64_95 ", " KX_REGS_96_127
 
-// d (+)= A (64 x 16) * B (16 x N), both read from shared memory through descriptors, issued by all
-// 128 threads of a warpgroup; scaleD = 0 ignores d's old value. One overload per N (64, 128, 256),
-// chosen by the accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4
+// d (+)= A (64 x k) * B (k x N), both read from shared memory through descriptors, issued by all
+// 128 threads of a warpgroup; scaleD = 0 ignores d's old value. k is 16: 32 bytes of each
+// operand row whatever the type (16 f16 or bf16, 8 tf32, 32 fp8 elements). The 16-bit types end
+// with two transpose immediates (0, 0: both K-major); tf32 and fp8 have none, being K-major only
+// (the including template's wgmma_transpose). One overload per N (64, 128, 256), chosen by the
+// accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4
 // and +8 of d, columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
 __device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"

@@ -47,9 +47,8 @@ RunOptions quick() {
 }
 
 // Runs one config; returns false (with the reason logged) when it is not valid for the arch.
-// Every baseline must run too, unless baselinesMustRun is false (a library that takes no such
-// shape: cuBLASLt's 8-bit GEMMs want rows of multiples of 16 bytes).
-bool runChecked(const Template& t, const Config& config, const SizeMap& sizes, bool baselinesMustRun = true) {
+// Every baseline must run too.
+bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
     Fixture& f = fixture();
     // As `kx run --arch native` does: the device's arch, or its arch-specific target (sm_90a).
     const Arch* arch = archForDevice(f.arches, f.arch->name, t, config);
@@ -70,7 +69,11 @@ bool runChecked(const Template& t, const Config& config, const SizeMap& sizes, b
     CHECK(r.medianMs > 0);
     for (const BaselineReport& b : r.baselines) {
         INFO(b.name << ": " << b.error);
-        if (baselinesMustRun) CHECK(b.ok());
+        // A library that has no kernel for the shape (cuBLASLt's fp8 GEMMs want rows of multiples
+        // of 16 bytes) is its limit, not a failure of the run: said, and the kernel still checked.
+        const bool libraryDeclined = b.error.find("offers no algorithm") != std::string::npos;
+        if (libraryDeclined) WARN(v.name << ": " << b.error);
+        if (!libraryDeclined) CHECK(b.ok());
     }
     return true;
 }
@@ -189,7 +192,7 @@ TEST_CASE("gemm_mma: every dtype and layout at every awkward size", "[gpu][templ
             if (eightBit && layout != "rcr") continue;  // refused by a constraint, checked in test_engine
             const Config config = t->withValues(t->defaultConfig(), {{"dtype", dtype}, {"layout", layout}, {"BK", eightBit ? "64" : "32"}});
             for (const SizeMap& sizes : t->testSizes())
-                if (runChecked(*t, config, sizes, !eightBit)) ++ran;
+                if (runChecked(*t, config, sizes)) ++ran;
         }
     CHECK(ran >= 13 * 3);  // every pairing but fp8's on a GPU older than sm_89
 }
@@ -231,7 +234,7 @@ TEST_CASE("gemm_mma: Split-K with every type family and an epilogue", "[gpu][tem
             values.emplace_back("SPLITK", split);
             const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
             for (const SizeMap& sizes : t->testSizes())
-                if (runChecked(*t, config, sizes, values[0].second != "i8")) ++ran;
+                if (runChecked(*t, config, sizes)) ++ran;
         }
     CHECK(ran == 3 * 3 * 3);
 }
