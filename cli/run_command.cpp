@@ -83,6 +83,7 @@ void printReport(const RunReport& r, const std::string& archName) {
     if (c.baselineCompared && !c.baselineAgrees) fmt::print("                the kernel disagrees with the baseline's output beyond tolerance\n");
     fmt::print("  time          {:.4f} ms median (min {:.4f}, max {:.4f}; {} reps, {} input set{})\n", r.medianMs, r.minMs, r.maxMs,
                r.reps, r.rotationSets, r.rotationSets == 1 ? "" : "s");
+    if (r.persistentBlocks > 0) fmt::print("  persistent    {} blocks, one wave, each walking its share of the work\n", r.persistentBlocks);
     fmt::print("  throughput    {:.2f} TFLOP/s   {:.1f} GB/s (minimum bytes)\n", r.tflops, r.gbps);
     if (r.pctOfComputeCeiling) fmt::print("  of ceiling    {:.1f}% of {}\n", *r.pctOfComputeCeiling, r.computeCeilingName);
     if (r.pctOfCopyBandwidth) fmt::print("  of ceiling    {:.1f}% of calibrated copy bandwidth\n", *r.pctOfCopyBandwidth);

@@ -58,6 +58,9 @@ bool CudaDriver::load(std::string* error) {
     resolve(cuEventElapsedTime, KX_STR(cuEventElapsedTime));
     resolve(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
     resolve(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    // Optional: only cluster launches need them.
+    cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(dlsym(m_library, KX_STR(cuLaunchKernelEx)));
+    cuOccupancyMaxActiveClusters = reinterpret_cast<decltype(cuOccupancyMaxActiveClusters)>(dlsym(m_library, "cuOccupancyMaxActiveClusters"));
 #undef KX_RESOLVE
     if (!ok) return false;
     const CUresult status = cuInit(0);

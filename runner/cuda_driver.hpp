@@ -51,6 +51,9 @@ struct CudaDriver {
     KX_DRIVER_FN(cuEventElapsedTime);
     KX_DRIVER_FN(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     KX_DRIVER_FN(cuTensorMapEncodeTiled);
+    // CUDA 12 and later; null on an older driver, where cluster launches are refused.
+    KX_DRIVER_FN(cuLaunchKernelEx);
+    KX_DRIVER_FN(cuOccupancyMaxActiveClusters);
 #undef KX_DRIVER_FN
 
 private:

@@ -195,6 +195,45 @@ std::optional<PcSamplingOptions> samplingOptions(const nlohmann::json& req) {
     return options;
 }
 
+// The cuLaunchKernelEx form of a launch with a cluster: `attr` receives the cluster's shape.
+CUlaunchConfig clusterConfig(const Launch& l, CUlaunchAttribute& attr) {
+    attr = {};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = l.cluster[0];
+    attr.value.clusterDim.y = l.cluster[1];
+    attr.value.clusterDim.z = l.cluster[2];
+    CUlaunchConfig config = {};
+    config.gridDimX = l.grid[0], config.gridDimY = l.grid[1], config.gridDimZ = l.grid[2];
+    config.blockDimX = l.block[0], config.blockDimY = l.block[1], config.blockDimZ = l.block[2];
+    config.sharedMemBytes = l.dynamicSmem;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    return config;
+}
+
+// A persistent launch's grid-x: as many blocks (whole clusters) as the device runs at once.
+void capPersistentGrid(DeviceContext& ctx, Launch& l) {
+    const CudaDriver& d = ctx.driver();
+    long long resident = 0;
+    if (l.clusterSize() > 1) {
+        CUlaunchAttribute attr;
+        const CUlaunchConfig config = clusterConfig(l, attr);
+        int clusters = 0;
+        ctx.check(d.cuOccupancyMaxActiveClusters(&clusters, l.fn, &config), "asking how many clusters of '" + l.kernel + "' the device holds");
+        resident = static_cast<long long>(std::max(1, clusters)) * l.clusterSize();
+    } else {
+        int blocksPerSm = 0;
+        ctx.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocksPerSm, l.fn, static_cast<int>(l.block[0] * l.block[1] * l.block[2]),
+                                                                         l.dynamicSmem, 0),
+                  "asking how many blocks of '" + l.kernel + "' an SM holds");
+        resident = static_cast<long long>(std::max(1, blocksPerSm)) * std::max(1, ctx.info().smCount);
+    }
+    // The y and z extents stay; x shrinks to a whole number of clusters.
+    long long x = std::max(1LL, resident / (static_cast<long long>(l.grid[1]) * l.grid[2]));
+    x = std::max<long long>(l.cluster[0], x / l.cluster[0] * l.cluster[0]);
+    l.grid[0] = static_cast<unsigned>(std::min<long long>(l.grid[0], x));
+}
+
 std::vector<Launch> loadLaunches(DeviceContext& ctx, const nlohmann::json& req, Resources& res) {
     const CudaDriver& d = ctx.driver();
     const std::string image = readFile(req.at("module").get<std::string>());
@@ -205,6 +244,9 @@ std::vector<Launch> loadLaunches(DeviceContext& ctx, const nlohmann::json& req, 
         if (l.dynamicSmem > 48 * 1024)
             ctx.check(d.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.dynamicSmem)),
                       "allowing " + std::to_string(l.dynamicSmem) + " bytes of dynamic shared memory");
+        if (l.clusterSize() > 1 && (!d.cuLaunchKernelEx || !d.cuOccupancyMaxActiveClusters))
+            throw RunnerError("launch '" + l.kernel + "' runs in clusters of blocks, which need a CUDA 12 driver or later (cuLaunchKernelEx)", false);
+        if (l.persistent) capPersistentGrid(ctx, l);  // the kernel strides over the rest
     }
     return launches;
 }
@@ -286,9 +328,16 @@ public:
             for (long long r = 0; r < l.repeat; ++r) {
                 const int pass = static_cast<int>(r);
                 for (size_t slot : m_passSlots) std::memcpy(m_storage[s][slot].bytes, &pass, sizeof pass);  // copied at launch
-                m_ctx.check(d.cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamicSmem, nullptr,
-                                             m_params[s].data(), nullptr),
-                            what + " (" + l.kernel + ")");
+                CUresult status;
+                if (l.clusterSize() > 1) {
+                    CUlaunchAttribute attr;
+                    const CUlaunchConfig config = clusterConfig(l, attr);
+                    status = d.cuLaunchKernelEx(&config, l.fn, m_params[s].data(), nullptr);
+                } else {
+                    status = d.cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamicSmem, nullptr,
+                                              m_params[s].data(), nullptr);
+                }
+                m_ctx.check(status, what + " (" + l.kernel + ")");
             }
         }
     }
@@ -349,6 +398,7 @@ void describePrimaryKernel(DeviceContext& ctx, const std::vector<Launch>& launch
     reply["registers"] = regs;
     reply["static_smem"] = staticSmem;
     reply["driver_blocks_per_sm"] = blocksPerSm;
+    if (first.persistent) reply["persistent_blocks"] = first.grid[0];
 }
 
 }  // namespace

@@ -111,6 +111,17 @@ std::vector<Launch> parseLaunches(const nlohmann::json& req) {
         launch.dynamicSmem = l.contains("dynamic_smem") ? integer<unsigned>(l.at("dynamic_smem"), "dynamic_smem") : 0u;
         launch.repeat = l.contains("repeat") ? integer<long long>(l.at("repeat"), "repeat") : 1LL;
         launch.primary = l.value("primary", false);
+        launch.persistent = l.value("persistent", false);
+        if (l.contains("cluster")) {
+            const auto cluster = integers<unsigned>(l.at("cluster"), "cluster");
+            if (cluster.size() != 3) throw RunnerError("cluster needs 3 dimensions", false);
+            std::copy(cluster.begin(), cluster.end(), launch.cluster);
+            for (int i = 0; i < 3; ++i)
+                if (launch.cluster[i] < 1 || launch.grid[i] % launch.cluster[i] != 0)
+                    throw RunnerError("launch '" + launch.kernel + "': grid dimension " + std::to_string(launch.grid[i]) +
+                                          " is not a multiple of the cluster's " + std::to_string(launch.cluster[i]),
+                                      false);
+        }
         launches.push_back(std::move(launch));
     }
     if (launches.empty()) throw RunnerError("the request names no kernel to launch", false);

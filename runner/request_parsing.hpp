@@ -33,9 +33,12 @@ struct Launch {
     CUfunction fn = nullptr;
     std::string kernel;
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    unsigned cluster[3] = {1, 1, 1};  // thread-block cluster (sm_90+): blocks per cluster along each axis
+    unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
     unsigned dynamicSmem = 0;
     long long repeat = 1;
     bool primary = false;
+    bool persistent = false;  // grid[0] is capped at the blocks the device holds at once
 };
 
 // Throw RunnerError (or nlohmann::json::exception for a missing key or a wrong type) on a

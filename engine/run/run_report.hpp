@@ -104,6 +104,7 @@ struct RunReport {
     std::vector<BaselineReport> baselines;
     int registers = 0;
     int driverBlocksPerSm = 0;
+    long long persistentBlocks = 0;  // a persistent launch: the blocks the runner launched (0: not persistent)
     std::optional<PcSamplingReport> pcSampling;  // when the run asked for PC sampling
     std::optional<MemoryCountersReport> memoryCounters;  // when the run asked for hardware counters
     // Wall time of the run's phases in ms: the runner's ("upload", "timing", "baselines"...) and

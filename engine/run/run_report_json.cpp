@@ -81,7 +81,7 @@ const auto kRunKeys = std::make_tuple(
     Key{"min_ms", &RunReport::minMs}, Key{"max_ms", &RunReport::maxMs}, Key{"reps", &RunReport::reps},
     Key{"rotation_sets", &RunReport::rotationSets}, Key{"flops", &RunReport::flops}, Key{"bytes", &RunReport::bytes},
     Key{"tflops", &RunReport::tflops}, Key{"gbps", &RunReport::gbps}, Key{"registers", &RunReport::registers},
-    Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm});
+    Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm}, Key{"persistent_blocks", &RunReport::persistentBlocks});
 
 // An object holding every key of `keys` with its value in r.
 template <class Report, class Keys>

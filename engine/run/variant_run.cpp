@@ -160,8 +160,10 @@ nlohmann::json planLaunches(const Template& tmpl, const Config& config, const Ar
         launches.push_back({{"kernel", step.kernel},
                             {"grid", {g.grid[0], g.grid[1], g.grid[2]}},
                             {"block", {g.block[0], g.block[1], g.block[2]}},
+                            {"cluster", {g.cluster[0], g.cluster[1], g.cluster[2]}},
                             {"dynamic_smem", g.dynamicSmemBytes},
                             {"repeat", step.repeat},
+                            {"persistent", step.persistent},
                             {"primary", step.kernel == primaryKernel}});
     }
     return launches;
@@ -252,6 +254,7 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
     report.rotationSets = replyInt(reply, "rotation_sets", 1);
     report.registers = replyInt(reply, "registers", 0);
     report.driverBlocksPerSm = replyInt(reply, "driver_blocks_per_sm", 0);
+    report.persistentBlocks = replyInt(reply, "persistent_blocks", 0);
     const double seconds = report.medianMs * 1e-3;
     report.tflops = seconds > 0 ? report.flops / seconds / 1e12 : 0;
     report.gbps = seconds > 0 ? report.bytes / seconds / 1e9 : 0;

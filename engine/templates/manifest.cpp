@@ -321,11 +321,13 @@ LaunchSpec parseLaunch(const fs::path& file, const XMLElement* launch) {
     for (int i = 0; i < 3; ++i) {
         l.grid[i] = attr(launch, ("grid-" + std::string(axes[i])).c_str(), "1");
         l.block[i] = attr(launch, ("block-" + std::string(axes[i])).c_str(), "1");
+        l.cluster[i] = attr(launch, ("cluster-" + std::string(axes[i])).c_str(), "1");
     }
     l.dynamicSmem = attr(launch, "dynamic-smem", "0");
     l.kernel = attr(launch, "kernel");
     l.repeat = attr(launch, "repeat", "1");
     l.primary = attr(launch, "primary") == "true";
+    l.persistent = attr(launch, "persistent", "0");
     if (!l.kernel.empty() && !isIdentifier(l.kernel)) fail(file, l.line, "launch kernel '" + l.kernel + "' is not an identifier");
     return l;
 }

@@ -95,8 +95,13 @@ struct LaunchSpec {
     std::string repeat = "1";  // expression: times in a row
     std::string grid[3] = {"1", "1", "1"};
     std::string block[3] = {"1", "1", "1"};
+    std::string cluster[3] = {"1", "1", "1"};  // blocks per thread-block cluster (sm_90+); grid a multiple
     std::string dynamicSmem = "0";
     bool primary = false;      // primary="true": the kernel that does the work (occupancy describes it)
+    // Expression; nonzero: a persistent launch. The runner caps grid-x at the blocks the device
+    // holds at once (its SMs times the blocks per SM the driver reports), and the kernel walks
+    // the rest of its grid-x with a stride of the grid.
+    std::string persistent = "0";
     int line = 0;
 };
 

@@ -53,9 +53,12 @@ std::pair<int, std::string> geometryProblem(const TemplateManifest& m, const Var
                 evaluateExpressionStrict(l.grid[i], vars);
                 if (evaluateExpressionStrict(l.block[i], vars) < 1)
                     return {l.line, "block dimension '" + l.block[i] + "' is below 1"};
+                if (evaluateExpressionStrict(l.cluster[i], vars) < 1)
+                    return {l.line, "cluster dimension '" + l.cluster[i] + "' is below 1"};
             }
             evaluateExpressionStrict(l.dynamicSmem, vars);
             evaluateExpressionStrict(l.repeat, vars);
+            evaluateExpressionStrict(l.persistent, vars);
         } catch (const InputError& e) {
             return {l.line, std::string("launch: ") + e.what()};
         }

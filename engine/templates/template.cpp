@@ -420,11 +420,13 @@ std::vector<LaunchStep> Template::launches(const Config& config, const Arch& arc
         for (int i = 0; i < 3; ++i) {
             step.geometry.grid[i] = toCount(evaluateExpression(l.grid[i], vars), "grid dimension " + l.grid[i]);
             step.geometry.block[i] = toCount(evaluateExpression(l.block[i], vars), "block dimension " + l.block[i]);
+            step.geometry.cluster[i] = toCount(evaluateExpression(l.cluster[i], vars), "cluster dimension " + l.cluster[i]);
         }
         step.geometry.dynamicSmemBytes = toCount(evaluateExpression(l.dynamicSmem, vars), "dynamic shared memory " + l.dynamicSmem);
         step.repeat = toCount(evaluateExpression(l.repeat, vars), "repeat " + l.repeat);
         if (step.repeat < 0)
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(l.line) + ": repeat is " + std::to_string(step.repeat));
+        step.persistent = evaluateExpression(l.persistent, vars) != 0;
         steps.push_back(std::move(step));
     }
     return steps;

@@ -24,6 +24,7 @@ struct LaunchGeometry {
     std::string kernel;  // the entry point this geometry launches
     long long grid[3] = {1, 1, 1};
     long long block[3] = {1, 1, 1};
+    long long cluster[3] = {1, 1, 1};  // blocks per thread-block cluster; the grid is a multiple
     long long dynamicSmemBytes = 0;
     long long threadsPerBlock() const { return block[0] * block[1] * block[2]; }
     long long blocks() const { return grid[0] * grid[1] * grid[2]; }
@@ -51,6 +52,7 @@ struct LaunchStep {
     std::string kernel;      // the entry point: "reduce_sum_f32_b256_i4_v4" or "..._upsweep"
     long long repeat = 1;
     bool primary = false;    // the kernel the occupancy and resource views describe
+    bool persistent = false; // the runner caps grid-x at the blocks the device holds at once
     LaunchGeometry geometry;
 };
 

@@ -59,7 +59,7 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     const nlohmann::json reply = nlohmann::json::parse(R"({
         "ok": true, "device": {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90"},
         "timing": {"median_ms": 2.0, "min_ms": 1.9, "max_ms": 2.5}, "reps": 20, "rotation_sets": 1,
-        "registers": 40, "driver_blocks_per_sm": 8,
+        "registers": 40, "driver_blocks_per_sm": 8, "persistent_blocks": 132,
         "baselines": [
             {"id": "cub_scan", "name": "CUB DeviceScan", "timing": {"median_ms": 1.0, "min_ms": 0.9, "max_ms": 1.1}},
             {"id": "copy", "name": "device copy", "error": "out of memory"}
@@ -70,6 +70,7 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     applyRunReply(reply, report);
     CHECK(report.deviceName == "NVIDIA H100 80GB HBM3");
     CHECK(report.medianMs == 2.0);
+    CHECK(report.persistentBlocks == 132);
     CHECK(report.gbps == Approx(4000));
     REQUIRE(report.baselines.size() == 2);
     CHECK(report.baselines[0].ok());
@@ -85,9 +86,16 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     RunReport broken;
     CHECK_THROWS(applyRunReply(noTiming, broken));
 
+    // A launch that was not persistent: no count, and the report says 0.
+    nlohmann::json planned = reply;
+    planned.erase("persistent_blocks");
+    RunReport plain;
+    applyRunReply(planned, plain);
+    CHECK(plain.persistentBlocks == 0);
+
     // Found by fuzzing: a float beyond int's range as an integer field was converted with
     // undefined behaviour; it is refused as a malformed reply.
-    for (const char* key : {"reps", "rotation_sets", "registers", "driver_blocks_per_sm"}) {
+    for (const char* key : {"reps", "rotation_sets", "registers", "driver_blocks_per_sm", "persistent_blocks"}) {
         nlohmann::json huge = reply;
         huge[key] = 4.2e77;
         CHECK_THROWS_AS(applyRunReply(huge, broken), kx::engine::InputError);
