@@ -12,12 +12,7 @@ kx=build/bin/kx
 mkdir -p "$out"
 space=(--vary BM=32,64,128 --vary WM=32,64 --vary BN=64,128,256 --vary WN=32,64 --vary BK=32,64 --vary STAGES=3,4,6 --vary SPLITK=1,2,3,4,6,8,16)
 best() {  # the sweep CSV's fastest passing config, as KEY=VALUE,...
-  python3 - "$1" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "measured" and r["verdict"] == "PASS" and r["median_ms"]]
-r = min(rows, key=lambda r: float(r["median_ms"]))
-print(",".join(f"{k}={r[k]}" for k in ("BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK")))
-PY
+  python3 bench/gpu/sweep_best.py "$1" BM BN BK WM WN STAGES SPLITK
 }
 : > "$out/skinny_runs.jsonl"
 : > "$out/winners.txt"
@@ -30,15 +25,7 @@ for shape in M=16,N=4096,K=4096 M=64,N=4096,K=4096 M=128,N=4096,K=4096 M=16,N=81
   echo "$shape $winner" >> "$out/winners.txt"
   for cfg in "" "$winner"; do
     $kx run gemm_mma --arch native --set dtype=$dtype${cfg:+,$cfg} --size $shape --reps 50 --warmup 10 --json > /tmp/kx-one.json 2> /tmp/kx-one.err
-    python3 - /tmp/kx-one.json /tmp/kx-one.err "$shape" "${cfg:-default}" >> "$out/skinny_runs.jsonl" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-except Exception:
-    r = {"ok": False, "error": open(sys.argv[2]).read().strip()[-400:]}
-r["template"], r["label"] = "gemm_mma " + sys.argv[3], sys.argv[4]
-print(json.dumps(r))
-PY
+    python3 bench/gpu/run_line.py /tmp/kx-one.json /tmp/kx-one.err "gemm_mma $shape" "${cfg:-default}" >> "$out/skinny_runs.jsonl"
   done
 done
 python3 bench/gpu/summarize_templates.py "$out/skinny_runs.jsonl" > "$out/skinny.md"

@@ -11,15 +11,7 @@ mkdir -p "$out"
 run() {  # template, label, kx run options...
   local t=$1 label=$2; shift 2
   $kx run "$t" --arch native "$@" --reps 30 --warmup 5 --json > /tmp/kx-one.json 2> /tmp/kx-one.err
-  python3 - /tmp/kx-one.json /tmp/kx-one.err "$t" "$label" >> "$out/template_runs.jsonl" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-except Exception:
-    r = {"ok": False, "error": open(sys.argv[2]).read().strip()[-400:]}
-r["template"], r["label"] = sys.argv[3], sys.argv[4]
-print(json.dumps(r))
-PY
+  python3 bench/gpu/run_line.py /tmp/kx-one.json /tmp/kx-one.err "$t" "$label" >> "$out/template_runs.jsonl"
 }
 templates=("$@")
 if ((${#templates[@]} == 0)); then
@@ -88,7 +80,9 @@ for t in "${templates[@]}"; do
       run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
     gemm_wgmma)
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16" \
-                 "dtype=tf32" "dtype=tf32,STAGES=3" "dtype=e4m3" "dtype=e4m3,STAGES=3" "dtype=e5m2"; do
+                 "dtype=tf32" "dtype=tf32,STAGES=3" "dtype=e4m3" "dtype=e4m3,STAGES=3" "dtype=e5m2" \
+                 "PERSISTENT=0" "SCHEDULE=pingpong" "SCHEDULE=pingpong,BN=128,MT=2" "SCHEDULE=pingpong,BN=128,MT=2,STAGES=6" \
+                 "CLUSTER_M=2" "dtype=bf16,CLUSTER_M=2" "dtype=e4m3,CLUSTER_M=2" "dtype=tf32,CLUSTER_M=2"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192

@@ -35,17 +35,27 @@ constexpr int kMT = ${MT};                     // m64 row blocks per consumer wa
 constexpr int kStages = ${STAGES};
 constexpr int kGroupM = ${GROUP_M};
 constexpr int kInFlight = ${INFLIGHT};          // wgmma groups left running when a k-slice ends
+// Pingpong: each consumer owns every other tile of the block (a tile is its own 64 x kMT rows),
+// and the two take turns at the tensor cores; cooperative: both share every tile.
+constexpr bool kPingpong = ${pingpong};
+// Blocks per cluster along M: the kClusterM blocks of a cluster compute tiles one above the
+// other, which share their B tile; each loads 1/kClusterM of it and the TMA multicasts that part
+// into every block of the cluster.
+constexpr int kClusterM = ${CLUSTER_M};
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kATileBytes = kBM * kBK * int(sizeof(T));
 constexpr int kBTileBytes = kBN * kBK * int(sizeof(T));
 constexpr int kStageBytes = kATileBytes + kBTileBytes;
+constexpr int kBPartBytes = kBTileBytes / kClusterM;  // the part of B each block of a cluster loads
 constexpr int kAcc = kBN / 2;                  // fp32 accumulators per thread per m64 block
 constexpr int kKSteps = kBK * int(sizeof(T)) / 32;  // wgmma k-steps per stage: 32 bytes of a row each
 
 static_assert(kThreads == ${THREADS}, "kernel and manifest disagree on THREADS");
 static_assert(kStages * kStageBytes + 1024 == ${SMEM_BYTES}, "kernel and manifest disagree on the shared-memory size");
 static_assert(kBK * sizeof(T) == 128, "a stage's rows are one 128-byte swizzle span");
-static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows");
+static_assert(kBM == 64 * kMT * (kPingpong ? 1 : kConsumers), "each consumer owns kMT blocks of 64 rows of a tile");
+static_assert(!kPingpong || kConsumers == 2, "pingpong alternates two consumers");
+static_assert(kBPartBytes % 1024 == 0, "each block's part of B starts on a swizzle period");
 
 // [SECTION] PTX wrappers
 
@@ -58,6 +68,38 @@ __device__ __forceinline__ void tmaLoad2d(unsigned dst, const TensorMap& map, in
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
         "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
         : "memory");
+}
+
+// The same copy, written at the same shared-memory offset of every block in ctaMask (bit i: the
+// cluster's block i) and completing on each one's mbarrier at `bar`'s offset.
+__device__ __forceinline__ void tmaLoad2dMulticast(unsigned dst, const TensorMap& map, int x, int y, unsigned bar, unsigned short ctaMask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar), "h"(ctaMask)
+        : "memory");
+}
+
+// Arrives on the mbarrier at `bar`'s offset in the cluster's block `cta` (this block's too). The
+// arrive keeps the default release at CTA scope: at cluster scope ptxas puts a MEMBAR.ALL.GPU
+// before it, which waits for every store in flight (the last tile's epilogue) and cost a third
+// of the speed. The stage's readers are wgmma's that wgmma.wait_group has already completed.
+__device__ __forceinline__ void mbarrierArriveInCluster(unsigned bar, unsigned cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta)
+        : "memory");
+}
+
+__device__ __forceinline__ unsigned clusterRank() {
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return rank;
+}
+
+// Every thread of every block of the cluster: barriers initialised before any block signals
+// another's, and no block leaves while another may still write to its shared memory.
+__device__ __forceinline__ void clusterSync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 #include "common/wgmma_ss.cuh"
@@ -76,14 +118,16 @@ using namespace kx_gemm_wgmma;
 // 1..kConsumers are the consumers: each waits for a stage to be full, issues 4 k-steps of wgmma
 // per m64 block, waits for them, and arrives on the stage's `empty` barrier.
 // Blocks walk tiles with a stride of the grid, so a grid smaller than the tile count (persistent
-// blocks) works too.
+// blocks) works too. In the pingpong schedule consumer c takes the block's tiles c, c+2, ...: an
+// ordering barrier per consumer lets it start a tile's wgmma's only once the other has issued
+// all of its previous tile's, so one multiplies while the other stores.
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
     ${KERNEL_NAME}(const T* __restrict__ A, const T* __restrict__ B, TOut* __restrict__ C, const __grid_constant__ TensorMap tmA,
                    const __grid_constant__ TensorMap tmB, int M, int N, int K) {
     (void)A, (void)B;  // read through the tensor maps
     extern __shared__ unsigned char smemRaw[];
-    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages];
+    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages], turnBar[2];
     // The 128-byte swizzle pattern repeats every 1024 bytes, and the descriptors assume the
     // tiles start on such a boundary.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
@@ -92,21 +136,29 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbarrierInit(smemAddress(&fullBar[s]), 1);            // the producer's arrive, plus the bytes
-            mbarrierInit(smemAddress(&emptyBar[s]), kConsumers);  // one arrive per consumer warpgroup
+            // One arrive per consumer warpgroup that reads the stage, in every block of the
+            // cluster (each block's producer writes into all of them).
+            mbarrierInit(smemAddress(&emptyBar[s]), (kPingpong ? 1 : kConsumers) * kClusterM);
         }
+        for (int c = 0; c < 2; ++c) mbarrierInit(smemAddress(&turnBar[c]), 1);  // pingpong: the other consumer's arrive
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    if (kClusterM > 1) clusterSync();
+    else __syncthreads();
 
-    const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
+    // A cluster computes kClusterM tiles one above the other (a cluster tile); block `rank` of
+    // it the rank-th. Clusters walk cluster tiles with a stride of the number of clusters.
+    const int rank = kClusterM > 1 ? static_cast<int>(clusterRank()) : 0;
+    const int cluster = static_cast<int>(blockIdx.x) / kClusterM, clusters = static_cast<int>(gridDim.x) / kClusterM;
+    const int blocksM = (M + kBM * kClusterM - 1) / (kBM * kClusterM), blocksN = (N + kBN - 1) / kBN;
     const int tiles = blocksM * blocksN;
     const int kTiles = (K + kBK - 1) / kBK;
-    // Block order: down a column of kGroupM block rows, then on to the next column.
+    // Cluster-tile order: down a column of kGroupM rows of cluster tiles, then on to the next column.
     auto tileOrigin = [&](int id, int& row, int& col) {
         const int group = id / (kGroupM * blocksN);
         const int firstM = group * kGroupM;
         const int groupRows = min(blocksM - firstM, kGroupM);
-        row = (firstM + id % groupRows) * kBM;
+        row = ((firstM + id % groupRows) * kClusterM + rank) * kBM;
         col = (id % (kGroupM * blocksN)) / groupRows * kBN;
     };
 
@@ -114,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         shrinkRegisters();
         if (threadIdx.x == 0) {
             int slice = 0;  // k-slices issued so far, over all of this block's tiles
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            for (int tile = cluster; tile < tiles; tile += clusters) {
                 int row, col;
                 tileOrigin(tile, row, col);
                 for (int kt = 0; kt < kTiles; ++kt, ++slice) {
@@ -126,7 +178,13 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     mbarrierArriveExpectBytes(full, kStageBytes);
                     const unsigned aTile = smemBase + stage * kStageBytes;
                     tmaLoad2d(aTile, tmA, kt * kBK, row, full);
-                    tmaLoad2d(aTile + kATileBytes, tmB, kt * kBK, col, full);
+                    // In a cluster the stage's bytes include the parts of B the other blocks
+                    // multicast here; they may land before this arrive, which the barrier allows.
+                    if (kClusterM == 1)
+                        tmaLoad2d(aTile + kATileBytes, tmB, kt * kBK, col, full);
+                    else
+                        tmaLoad2dMulticast(aTile + kATileBytes + rank * kBPartBytes, tmB, kt * kBK, col + rank * (kBN / kClusterM), full,
+                                           (1u << kClusterM) - 1);
                 }
             }
         }
@@ -135,9 +193,20 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         const int consumer = warpgroup - 1;
         const int t = static_cast<int>(threadIdx.x) % 128;
         const bool pairOk = N % 2 == 0 && reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TOut)) == 0;
+        // Rows of the tile this consumer computes, and which of the block's tiles it takes.
+        const int rowBlock = kPingpong ? 0 : consumer * kMT;
+        const int tileStride = kPingpong ? 2 : 1, firstTile = kPingpong ? consumer : 0;
         float acc[kMT][kAcc];
-        int slice = 0, previousStage = 0;
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int previousStage = 0;
+        // Frees a stage in every block of the cluster (their producers write into this block's).
+        auto release = [&](int stage) {
+            if (t != 0) return;
+            if (kClusterM == 1) mbarrierArrive(smemAddress(&emptyBar[stage]));
+            else
+                for (int cta = 0; cta < kClusterM; ++cta) mbarrierArriveInCluster(smemAddress(&emptyBar[stage]), cta);
+        };
+        for (int local = firstTile, turn = 0; cluster + local * clusters < tiles; local += tileStride, ++turn) {
+            const int tile = cluster + local * clusters;
             int row, col;
             tileOrigin(tile, row, col);
 #pragma unroll
@@ -145,6 +214,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
                 for (int i = 0; i < kAcc; ++i) acc[mt][i] = 0.0f;
 
+            // Pingpong: wait until the other consumer has issued its previous tile (consumer 0's
+            // first turn waits for parity 1, which a fresh barrier reports complete). Its stages'
+            // phases are then all complete, so the parities below cannot match a stale phase.
+            if (kPingpong) mbarrierWait(smemAddress(&turnBar[consumer]), (turn & 1) ^ (consumer == 0 ? 1 : 0));
+            int slice = local * kTiles;  // the stages the producer filled before this tile's
             for (int kt = 0; kt < kTiles; ++kt, ++slice) {
                 const int stage = slice % kStages;
                 mbarrierWait(smemAddress(&fullBar[stage]), (slice / kStages) & 1);
@@ -158,29 +232,28 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     const unsigned long long descB = descriptor(bTile + ks * 32);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt)
-                        wgmmaSS(acc[mt], descriptor(aTile + (consumer * kMT + mt) * 64 * 128 + ks * 32), descB, 1);
+                        wgmmaSS(acc[mt], descriptor(aTile + (rowBlock + mt) * 64 * 128 + ks * 32), descB, 1);
                 }
                 wgmmaCommit();
                 // One thread per warpgroup frees a stage once the wgmma's that read it are done.
                 // With kInFlight = 1 this k-slice's group keeps running while the warpgroup moves
                 // on to wait for the next stage; the previous slice's stage is freed instead.
                 wgmmaWait<kInFlight>();
-                if (kInFlight == 0) {
-                    if (t == 0) mbarrierArrive(smemAddress(&emptyBar[stage]));
-                } else if (kt > 0) {
-                    if (t == 0) mbarrierArrive(smemAddress(&emptyBar[previousStage]));
-                }
+                if (kInFlight == 0) release(stage);
+                else if (kt > 0) release(previousStage);
                 previousStage = stage;
             }
+            // Pingpong: the other consumer's turn at the tensor cores.
+            if (kPingpong && t == 0) mbarrierArrive(smemAddress(&turnBar[1 - consumer]));
             if (kInFlight > 0) {
                 wgmmaWait<0>();
-                if (t == 0 && kTiles > 0) mbarrierArrive(smemAddress(&emptyBar[previousStage]));
+                if (kTiles > 0) release(previousStage);
             }
 
             // Epilogue: straight from the accumulators, two adjacent columns per store.
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) {
-                const int r = row + (consumer * kMT + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
+                const int r = row + (rowBlock + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
 #pragma unroll
                 for (int j = 0; j < kBN / 8; ++j) {
                     const int c = col + j * 8 + (t % 4) * 2;
@@ -190,4 +263,5 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             }
         }
     }
+    if (kClusterM > 1) clusterSync();
 }

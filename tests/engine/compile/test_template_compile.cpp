@@ -144,3 +144,36 @@ TEST_CASE("the primary launch is the marked one, else the first that runs", "[te
     CHECK(kernelOf("scan", {{"algo", "lookback"}}) == "_lookback");
     CHECK(kernelOf("scan", {{"algo", "rts"}}) == "_upsweep");  // the look-back kernel does not run
 }
+
+// A persistent launch is the manifest's to ask for, per config: the runner caps the grid.
+TEST_CASE("gemm_wgmma's launch is persistent exactly when PERSISTENT is 1", "[templates][shipped]") {
+    const auto t = library().find("gemm_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const SizeMap sizes = t->defaultSizes();
+    const Config perTile = t->withValues(t->defaultConfig(), {{"PERSISTENT", "0"}});
+    const std::vector<LaunchStep> plain = t->launches(perTile, *arch, sizes);
+    REQUIRE(plain.size() == 1);
+    CHECK_FALSE(plain[0].persistent);
+    CHECK(plain[0].geometry.cluster[0] == 1);
+    const Config persistent = t->withValues(t->defaultConfig(), {{"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}});
+    const std::vector<LaunchStep> steps = t->launches(persistent, *arch, sizes);
+    REQUIRE(steps.size() == 1);
+    CHECK(steps[0].persistent);
+    // The grid still counts every tile (64-row tiles in pingpong), in whole clusters of two;
+    // the runner cuts it to a wave.
+    CHECK(steps[0].geometry.grid[0] == (4096 / 64) * (4096 / 256));
+    CHECK(steps[0].geometry.cluster[0] == 2);
+    CHECK(t->configName(persistent) == "gemm_wgmma_f16_rcr_n256_c2x1_s4_f1_g8_pingpong_x2");
+    CHECK(t->configName(perTile) == "gemm_wgmma_f16_rcr_n256_c2x1_s4_f1_g8_p0");
+    // An odd number of tile rows still launches whole clusters: the last one's second block has
+    // no rows of its own, but takes its part in loading B.
+    const std::vector<LaunchStep> odd = t->launches(persistent, *arch, {{"M", 3 * 64}, {"N", 256}, {"K", 64}});
+    CHECK(odd[0].geometry.grid[0] == 4);
+    // Pingpong without persistent blocks is refused with the reason.
+    const PreparedVariant refused =
+        prepareVariant(*t, t->withValues(t->defaultConfig(), {{"SCHEDULE", "pingpong"}, {"PERSISTENT", "0"}}), *arch);
+    REQUIRE(refused.violations.size() == 1);
+    CHECK(refused.violations[0].message.find("PERSISTENT=1") != std::string::npos);
+}
