@@ -42,6 +42,11 @@ constexpr bool kPingpong = 0;
 // other, which share their B tile; each loads 1/kClusterM of it and the TMA multicasts that part
 // into every block of the cluster.
 constexpr int kClusterM = 1;
+// Staged epilogue: each consumer warp passes its outputs through 2 KB of shared memory, so that
+// C is stored in whole 128-byte rows; direct: two neighbouring outputs per store.
+constexpr bool kStagedStore = 1;
+constexpr int kWarpStoreBytes = 16 * 128;              // a warp's 16 rows, 128 bytes of each
+constexpr int kStoreChunkCols = 128 / int(sizeof(TOut));  // columns of C in 128 bytes
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kATileBytes = kBM * kBK * int(sizeof(T));
 constexpr int kBTileBytes = kBN * kBK * int(sizeof(T));
@@ -51,7 +56,8 @@ constexpr int kAcc = kBN / 2;                  // fp32 accumulators per thread p
 constexpr int kKSteps = kBK * int(sizeof(T)) / 32;  // wgmma k-steps per stage: 32 bytes of a row each
 
 static_assert(kThreads == 384, "kernel and manifest disagree on THREADS");
-static_assert(kStages * kStageBytes + 1024 == 197632, "kernel and manifest disagree on the shared-memory size");
+static_assert(kStages * kStageBytes + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == 214016,
+              "kernel and manifest disagree on the shared-memory size");
 static_assert(kBK * sizeof(T) == 128, "a stage's rows are one 128-byte swizzle span");
 static_assert(kBM == 64 * kMT * (kPingpong ? 1 : kConsumers), "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(!kPingpong || kConsumers == 2, "pingpong alternates two consumers");
@@ -217,6 +223,53 @@ __device__ __forceinline__ void storePair(Out* __restrict__ C, int M, int N, int
 
 // ---- end of templates/common/store_pair.cuh ----
 
+// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
+// 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
+// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
+// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
+// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
+// 16-byte aligned).
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, int row0, int col0, const float (&acc)[kAcc],
+                                            unsigned char* buffer, bool vectorOk) {
+    constexpr int kPieceCols = 16 / int(sizeof(TOut));
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+    for (int q = 0; q < kBN / kStoreChunkCols; ++q) {
+#pragma unroll
+        for (int jj = 0; jj < kStoreChunkCols / 8; ++jj) {
+            const int j = q * (kStoreChunkCols / 8) + jj;  // the n8 block of the fragment
+            const int byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(TOut));
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = lane / 4 + 8 * h;
+                struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
+                pair.v[0] = TOut(acc[4 * j + 2 * h]);
+                pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
+                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
+            }
+        }
+        __syncwarp();
+#pragma unroll
+        for (int step = 0; step < 4; ++step) {
+            const int r = step * 4 + lane / 8, piece = lane % 8;
+            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
+            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
+            if (gr < M) {
+                TOut* p = C + static_cast<long long>(gr) * N + gc;
+                if (vectorOk && gc + kPieceCols <= N) {
+                    *reinterpret_cast<uint4*>(p) = v;
+                } else {
+                    const TOut* e = reinterpret_cast<const TOut*>(&v);
+#pragma unroll
+                    for (int k = 0; k < kPieceCols; ++k)
+                        if (gc + k < N) p[k] = e[k];
+                }
+            }
+        }
+        __syncwarp();  // the next chunk overwrites the buffer
+    }
+}
+
 }  // namespace kx_gemm_wgmma
 
 using namespace kx_gemm_wgmma;
@@ -304,6 +357,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         const int consumer = warpgroup - 1;
         const int t = static_cast<int>(threadIdx.x) % 128;
         const bool pairOk = N % 2 == 0 && reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TOut)) == 0;
+        const bool vectorOk = (N * sizeof(TOut)) % 16 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
         // Rows of the tile this consumer computes, and which of the block's tiles it takes.
         const int rowBlock = kPingpong ? 0 : consumer * kMT;
         const int tileStride = kPingpong ? 2 : 1, firstTile = kPingpong ? consumer : 0;
@@ -361,6 +415,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 if (kTiles > 0) release(previousStage);
             }
 
+            if (kStagedStore) {
+                unsigned char* buffer = smemRaw + (smemBase - smemAddress(smemRaw)) + kStages * kStageBytes +
+                                        (consumer * 4 + t / 32) * kWarpStoreBytes;
+#pragma unroll
+                for (int mt = 0; mt < kMT; ++mt)
+                    storeStaged(C, M, N, row + (rowBlock + mt) * 64 + (t / 32) * 16, col, acc[mt], buffer, vectorOk);
+                continue;
+            }
             // Epilogue: straight from the accumulators, two adjacent columns per store.
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) {

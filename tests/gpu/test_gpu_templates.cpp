@@ -239,12 +239,13 @@ TEST_CASE("gemm_mma: Split-K with every type family and an epilogue", "[gpu][tem
     CHECK(ran == 3 * 3 * 3);
 }
 
-// Persistent blocks, the pingpong schedule and 2-block clusters with B multicast: at the awkward
+// Persistent blocks, the pingpong schedule, 2-block clusters with B multicast and the staged
+// epilogue (vector stores where rows of C are 16-byte aligned, element stores where not): at the awkward
 // sizes (fewer tiles than SMs; an odd number of tile rows leaves a cluster's second block without
 // rows) and at sizes with more tiles than the device holds at once, so that blocks walk several
 // tiles, both consumers of a pingpong block take turns, and K spans fewer k-slices than stages
 // (the parities of the stages' barriers are then reused across tiles) or many more.
-TEST_CASE("gemm_wgmma: persistent blocks, pingpong and clusters, every dtype", "[gpu][templates][gemm_wgmma]") {
+TEST_CASE("gemm_wgmma: persistent blocks, pingpong, clusters and staged stores, every dtype", "[gpu][templates][gemm_wgmma]") {
     const Template* t = fixture().templates.find("gemm_wgmma").get();
     REQUIRE(t);
     std::vector<SizeMap> sizes = t->testSizes();
@@ -255,6 +256,7 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong and clusters, every dtype", "
         {{"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}},
         {{"PERSISTENT", "0"}, {"CLUSTER_M", "2"}},
         {{"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}},
+        {{"STORE", "direct"}},
     };
     int ran = 0;
     for (const std::string dtype : {"f16", "bf16", "tf32", "e4m3", "e5m2"})
@@ -264,10 +266,10 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong and clusters, every dtype", "
             for (const SizeMap& s : sizes)
                 if (runChecked(*t, config, s)) ++ran;
         }
-    // A pingpong tile of 128 rows (MT = 2, BN = 128), persistent clusters of it.
-    const Config tall =
-        t->withValues(t->defaultConfig(), {{"BN", "128"}, {"MT", "2"}, {"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}});
+    // A pingpong tile of 128 rows (MT = 2, BN = 128), persistent clusters of it, staged stores.
+    const Config tall = t->withValues(
+        t->defaultConfig(), {{"BN", "128"}, {"MT", "2"}, {"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}, {"STORE", "staged"}});
     for (const SizeMap& s : sizes)
         if (runChecked(*t, tall, s)) ++ran;
-    CHECK(ran == (5 * 4 + 1) * static_cast<int>(sizes.size()));
+    CHECK(ran == (5 * 5 + 1) * static_cast<int>(sizes.size()));
 }

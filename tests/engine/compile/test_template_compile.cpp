@@ -167,6 +167,7 @@ TEST_CASE("gemm_wgmma's launch is persistent exactly when PERSISTENT is 1", "[te
     CHECK(steps[0].geometry.cluster[0] == 2);
     CHECK(t->configName(persistent) == "gemm_wgmma_f16_rcr_n256_c2x1_s4_f1_g8_pingpong_x2");
     CHECK(t->configName(perTile) == "gemm_wgmma_f16_rcr_n256_c2x1_s4_f1_g8_p0");
+    CHECK(t->configName(t->withValues(perTile, {{"STORE", "direct"}})) == "gemm_wgmma_f16_rcr_n256_c2x1_s4_f1_g8_p0_direct");
     // An odd number of tile rows still launches whole clusters: the last one's second block has
     // no rows of its own, but takes its part in loading B.
     const std::vector<LaunchStep> odd = t->launches(persistent, *arch, {{"M", 3 * 64}, {"N", 256}, {"K", 64}});
