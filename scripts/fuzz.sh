@@ -16,6 +16,7 @@ case $preset in
   *) echo "fuzz.sh: unknown preset '$preset' (fuzz or sanitize)" >&2; exit 2 ;;
 esac
 jobs=$(nproc)
+scripts/install-deps.sh --sanitizers >/dev/null
 
 cmake --preset "$preset" >/dev/null
 targets=(fuzz_manifest fuzz_arch fuzz_expression fuzz_session fuzz_tutorial fuzz_render fuzz_occupancy_csv fuzz_run_reply

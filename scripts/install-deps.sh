@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Kernel Explorer builds and tests with, when any is missing.
 # The CUDA Toolkit (13.x, at /usr/local/cuda) is expected to be installed already.
+# --sanitizers adds clang 14 with its sanitizer and libFuzzer runtimes (scripts/run-sanitizers.sh,
+# scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
@@ -11,8 +13,10 @@ packages=(
   zlib1g-dev  # share strings (zlib-compressed)
   xvfb xauth libgl1-mesa-dri
   clang-19 llvm-19 lld-19  # HIP to AMD ISA (gfx90a, gfx942) without ROCm
-  clang-14 libclang-rt-14-dev  # libFuzzer + ASan/UBSan for scripts/fuzz.sh
 )
+if [[ ${1:-} == --sanitizers ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)  # ASan/UBSan and libFuzzer
+fi
 
 missing=()
 for p in "${packages[@]}"; do
