@@ -82,7 +82,9 @@ for t in "${templates[@]}"; do
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16" \
                  "dtype=tf32" "dtype=tf32,STAGES=3" "dtype=e4m3" "dtype=e4m3,STAGES=3" "dtype=e5m2" \
                  "STORE=direct" "PERSISTENT=0" "PERSISTENT=0,STORE=direct" "SCHEDULE=pingpong" "SCHEDULE=pingpong,BN=128,MT=2" "SCHEDULE=pingpong,BN=128,MT=2,STAGES=6" \
-                 "CLUSTER_M=2" "dtype=bf16,CLUSTER_M=2" "dtype=e4m3,CLUSTER_M=2" "dtype=tf32,CLUSTER_M=2"; do
+                 "CLUSTER_M=2" "dtype=bf16,CLUSTER_M=2" "dtype=e4m3,CLUSTER_M=2" "dtype=tf32,CLUSTER_M=2" \
+                 "epilogue=relu,d0=bias" "epilogue=gelu_tanh,d0=bias" "epilogue=gelu_erf,d0=bias" "epilogue=silu,d0=residual" \
+                 "d0=residual,scale=scaled" "dtype=bf16,epilogue=gelu_tanh,d0=residual" "dtype=e4m3,epilogue=relu,d0=bias"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192

@@ -227,36 +227,14 @@ __device__ __forceinline__ void loadBFragment32(unsigned (&b)[2], unsigned tile,
 
 // [SECTION] Epilogue
 //
-// Every output is act(alpha * acc + beta * d0) in fp32, then rounded once to T. The activation
-// and D0's kind are compile-time choices, so the default (none, no D0) costs one multiply.
-__device__ __forceinline__ float activate(float x) {
-    if constexpr (kActivation == 1) return fmaxf(x, 0.0f);
-    else if constexpr (kActivation == 2) return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-    else if constexpr (kActivation == 3) return 0.5f * x * (1.0f + erff(x * 0.7071067812f));
-    else if constexpr (kActivation == 4) return 1.0f / (1.0f + __expf(-x));
-    else if constexpr (kActivation == 5) return tanhf(x);
-    else if constexpr (kActivation == 6) return x / (1.0f + __expf(-x));
-    else return x;
-}
+// Every output is act(alpha * acc + beta * d0) in fp32, then rounded once to T.
+#include "common/gemm_epilogue.cuh"
 
-// D0's term for output (row, col): 0, the bias of column col, or the residual element; zero
-// outside the matrix (the store skips those outputs anyway).
-__device__ __forceinline__ float d0At(const TOut* __restrict__ D0, int M, int N, int row, int col) {
-    if constexpr (kD0 == 1) return col < N ? float(D0[col]) : 0.0f;
-    else if constexpr (kD0 == 2) return row < M && col < N ? float(D0[static_cast<long long>(row) * N + col]) : 0.0f;
-    else return 0.0f;
-}
-
-// Output (row, col) from its sum: act(alpha * sum + beta * d0). int8's int32 sums are exact
-// and kept as they are (its manifest allows no epilogue).
+// Output (row, col) from its sum. int8's int32 sums are exact and kept as they are (its manifest
+// allows no epilogue).
 __device__ __forceinline__ TAcc epilogue(TAcc sum, const TOut* __restrict__ D0, int M, int N, int row, int col, float alpha, float beta) {
-    if constexpr (kIntegerSums) {
-        return sum;
-    } else {
-        float x = alpha * sum;
-        if constexpr (kD0 != 0) x += beta * d0At(D0, M, N, row, col);
-        return activate(x);
-    }
+    if constexpr (kIntegerSums) return sum;
+    else return epilogueValue(sum, D0, M, N, row, col, alpha, beta);
 }
 
 // The outputs (row, col) and (row, col + 1) from their sums x and y: through the epilogue into C,

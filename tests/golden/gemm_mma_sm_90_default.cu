@@ -397,8 +397,12 @@ __device__ __forceinline__ void storePair(Out* __restrict__ C, int M, int N, int
 
 // [SECTION] Epilogue
 //
-// Every output is act(alpha * acc + beta * d0) in fp32, then rounded once to T. The activation
-// and D0's kind are compile-time choices, so the default (none, no D0) costs one multiply.
+// Every output is act(alpha * acc + beta * d0) in fp32, then rounded once to T.
+// ---- templates/common/gemm_epilogue.cuh: C = act(alpha * sum + beta * D0), in fp32 ----
+// Uses the including template's kActivation (0 none, 1 relu, 2 gelu (tanh), 3 gelu (erf),
+// 4 sigmoid, 5 tanh, 6 silu), kD0 (0 none, 1 bias D0[n], 2 residual D0[m, n]) and TOut (D0's type).
+// Both are compile-time choices, so the default (no activation, no D0) costs one multiply.
+
 __device__ __forceinline__ float activate(float x) {
     if constexpr (kActivation == 1) return fmaxf(x, 0.0f);
     else if constexpr (kActivation == 2) return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
@@ -417,16 +421,21 @@ __device__ __forceinline__ float d0At(const TOut* __restrict__ D0, int M, int N,
     else return 0.0f;
 }
 
-// Output (row, col) from its sum: act(alpha * sum + beta * d0). int8's int32 sums are exact
-// and kept as they are (its manifest allows no epilogue).
+// Output (row, col) from its fp32 sum, before the one rounding to the output type.
+__device__ __forceinline__ float epilogueValue(float sum, const TOut* __restrict__ D0, int M, int N, int row, int col, float alpha,
+                                               float beta) {
+    float x = alpha * sum;
+    if constexpr (kD0 != 0) x += beta * d0At(D0, M, N, row, col);
+    return activate(x);
+}
+
+// ---- end of templates/common/gemm_epilogue.cuh ----
+
+// Output (row, col) from its sum. int8's int32 sums are exact and kept as they are (its manifest
+// allows no epilogue).
 __device__ __forceinline__ TAcc epilogue(TAcc sum, const TOut* __restrict__ D0, int M, int N, int row, int col, float alpha, float beta) {
-    if constexpr (kIntegerSums) {
-        return sum;
-    } else {
-        float x = alpha * sum;
-        if constexpr (kD0 != 0) x += beta * d0At(D0, M, N, row, col);
-        return activate(x);
-    }
+    if constexpr (kIntegerSums) return sum;
+    else return epilogueValue(sum, D0, M, N, row, col, alpha, beta);
 }
 
 // The outputs (row, col) and (row, col + 1) from their sums x and y: through the epilogue into C,

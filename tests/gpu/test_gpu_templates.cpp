@@ -273,3 +273,31 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong, clusters and staged stores, 
         if (runChecked(*t, tall, s)) ++ran;
     CHECK(ran == (5 * 5 + 1) * static_cast<int>(sizes.size()));
 }
+
+// gemm_wgmma's fused epilogue, applied to the accumulators before either store: every activation
+// with every D0 kind and both scalings, the dtype, store and schedule taking turns (so each
+// activation meets f16, bf16, tf32 and e4m3, the staged and the direct store, cooperative and
+// pingpong consumers), at the middle awkward size and at one with more tiles than SMs.
+TEST_CASE("gemm_wgmma: every activation, D0 and scaling", "[gpu][templates][gemm_wgmma]") {
+    const Template* t = fixture().templates.find("gemm_wgmma").get();
+    REQUIRE(t);
+    const std::vector<SizeMap> sizes = {t->testSizes()[1], {{"M", 2053}, {"N", 1283}, {"K", 1008}}};
+    int ran = 0, index = 0;
+    for (const std::string epilogue : {"none", "relu", "gelu_tanh", "gelu_erf", "sigmoid", "tanh", "silu"})
+        for (const std::string d0 : {"none", "bias", "residual"})
+            for (const std::string scale : {"unit", "scaled"}) {
+                static const char* const dtypes[] = {"f16", "bf16", "tf32", "e4m3"};
+                const std::string dtype = dtypes[index % 4], store = index % 3 == 2 ? "direct" : "staged",
+                                  schedule = index % 2 ? "pingpong" : "cooperative";
+                ++index;
+                const Config config = t->withValues(t->defaultConfig(), {{"epilogue", epilogue},
+                                                                         {"d0", d0},
+                                                                         {"scale", scale},
+                                                                         {"dtype", dtype},
+                                                                         {"STORE", store},
+                                                                         {"SCHEDULE", schedule}});
+                for (const SizeMap& s : sizes)
+                    if (runChecked(*t, config, s)) ++ran;
+            }
+    CHECK(ran == 7 * 3 * 2 * 2);
+}
