@@ -84,12 +84,13 @@ for t in "${templates[@]}"; do
                  "STORE=direct" "PERSISTENT=0" "PERSISTENT=0,STORE=direct" "SCHEDULE=pingpong" "SCHEDULE=pingpong,BN=128,MT=2" "SCHEDULE=pingpong,BN=128,MT=2,STAGES=6" \
                  "CLUSTER_M=2" "dtype=bf16,CLUSTER_M=2" "dtype=e4m3,CLUSTER_M=2" "dtype=tf32,CLUSTER_M=2" \
                  "epilogue=relu,d0=bias" "epilogue=gelu_tanh,d0=bias" "epilogue=gelu_erf,d0=bias" "epilogue=silu,d0=residual" \
-                 "d0=residual,scale=scaled" "dtype=bf16,epilogue=gelu_tanh,d0=residual" "dtype=e4m3,epilogue=relu,d0=bias"; do
+                 "d0=residual,scale=scaled" "dtype=bf16,epilogue=gelu_tanh,d0=residual" "dtype=e4m3,epilogue=relu,d0=bias" "dtype=i8" "dtype=i8,CLUSTER_M=2"; do
         run "$t" "$cfg" --set "$cfg"; done
       run "$t" "8192^3" --size M=8192,N=8192,K=8192
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192
       run "$t" "tf32 8192^3" --set dtype=tf32 --size M=8192,N=8192,K=8192
-      run "$t" "e4m3 8192^3" --set dtype=e4m3 --size M=8192,N=8192,K=8192 ;;
+      run "$t" "e4m3 8192^3" --set dtype=e4m3 --size M=8192,N=8192,K=8192
+      run "$t" "i8 8192^3" --set dtype=i8 --size M=8192,N=8192,K=8192 ;;
   esac
 done
 python3 bench/gpu/summarize_templates.py "$out/template_runs.jsonl" > "$out/templates.md"

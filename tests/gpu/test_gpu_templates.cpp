@@ -259,7 +259,7 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong, clusters and staged stores, 
         {{"STORE", "direct"}},
     };
     int ran = 0;
-    for (const std::string dtype : {"f16", "bf16", "tf32", "e4m3", "e5m2"})
+    for (const std::string dtype : {"f16", "bf16", "tf32", "e4m3", "e5m2", "i8"})
         for (auto values : schedules) {
             values.emplace_back("dtype", dtype);
             const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
@@ -271,7 +271,7 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong, clusters and staged stores, 
         t->defaultConfig(), {{"BN", "128"}, {"MT", "2"}, {"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}, {"STORE", "staged"}});
     for (const SizeMap& s : sizes)
         if (runChecked(*t, tall, s)) ++ran;
-    CHECK(ran == (5 * 5 + 1) * static_cast<int>(sizes.size()));
+    CHECK(ran == (6 * 5 + 1) * static_cast<int>(sizes.size()));
 }
 
 // gemm_wgmma's fused epilogue, applied to the accumulators before either store: every activation
