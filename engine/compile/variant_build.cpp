@@ -22,8 +22,10 @@ const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceA
     const Arch* base = arches.findArch(deviceArch);
     if (!base || tmpl.validate(config, *base).empty()) return base;
     const Arch* specific = arches.findArch(deviceArch + "a");
-    if (specific && tmpl.validate(config, *specific).empty()) return specific;
-    return base;
+    if (!specific) return base;
+    // Invalid on both: the target that breaks fewer rules, so that a config needing sm_90a is not
+    // also told to choose sm_90a.
+    return tmpl.validate(config, *specific).size() < tmpl.validate(config, *base).size() ? specific : base;
 }
 
 std::string deviceArchMismatch(const Arch& variantArch, const std::string& deviceArch) {

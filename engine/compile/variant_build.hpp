@@ -26,8 +26,9 @@ PreparedVariant prepareVariant(const Template& tmpl, const Config& config, const
 
 // The arch to build for when the user asks for the device's own ("native"): the device's arch
 // (sm_90) when the config is valid there, else its arch-specific target (sm_90a) when that exists
-// and the config is valid there (wgmma, setmaxnreg: code that runs on this device only), else
-// the device's arch, so that its violations are the ones reported. nullptr for an unknown arch.
+// and the config breaks fewer rules there (wgmma, setmaxnreg: code that runs on this device only;
+// an invalid config is then reported without the arch's own rule), else the device's arch.
+// nullptr for an unknown arch.
 const Arch* archForDevice(const ArchDatabase& arches, const std::string& deviceArch, const Template& tmpl, const Config& config);
 
 // Why code compiled for `variantArch` cannot run on a device whose arch is `deviceArch` (as the

@@ -89,4 +89,16 @@ TEST_CASE("runs on the device's arch use its arch-specific target only when the 
     auto reduce = shipped.find("reduce");
     REQUIRE(reduce);
     CHECK(archForDevice(arches(), "sm_90", *reduce, reduce->defaultConfig())->name == "sm_90");
+
+    // Invalid on both (5 stages of int8 do not fit shared memory): reported for sm_90a, with the
+    // one rule the config breaks there, not also "choose sm_90a".
+    auto wgmma = shipped.find("gemm_wgmma");
+    REQUIRE(wgmma);
+    const Config tooDeep = wgmma->withValues(wgmma->defaultConfig(), {{"dtype", "i8"}, {"STAGES", "5"}});
+    const Arch* forDeep = archForDevice(arches(), "sm_90", *wgmma, tooDeep);
+    REQUIRE(forDeep);
+    CHECK(forDeep->name == "sm_90a");
+    const auto violations = wgmma->validate(tooDeep, *forDeep);
+    REQUIRE(violations.size() == 1);
+    CHECK_THAT(violations[0].message, Catch::Contains("shared memory"));
 }
