@@ -55,8 +55,9 @@ std::string allowedText(const ParamSpec& p) {
     return text;
 }
 
-// Replaces {NAME} in a constraint message with the variable's value ({arch}: the arch name).
-std::string fillMessage(const std::string& message, const VariableMap& vars, const std::string& archName) {
+// Replaces {NAME} in a constraint message with the variable's value, or an enum parameter's
+// choice ({dtype}: "tf32"); {arch} is the arch name.
+std::string fillMessage(const std::string& message, const VariableMap& vars, const Config& config, const std::string& archName) {
     std::string out;
     for (std::size_t i = 0; i < message.size(); ++i) {
         if (message[i] == '{') {
@@ -65,6 +66,7 @@ std::string fillMessage(const std::string& message, const VariableMap& vars, con
                 const std::string key = message.substr(i + 1, close - i - 1);
                 if (key == "arch") { out += archName; i = close; continue; }
                 if (auto it = vars.find(key); it != vars.end()) { out += formatNumber(it->second); i = close; continue; }
+                if (auto it = config.values.find(key); it != config.values.end()) { out += it->second; i = close; continue; }
             }
         }
         out += message[i];
@@ -196,7 +198,7 @@ std::vector<Violation> Template::validate(const Config& config, const Arch& arch
             }
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(c.line) + ": constraint: " + what);
         }
-        if (holds == 0) violations.push_back({fillMessage(c.message, vars, arch.name), c.expr, c.line});
+        if (holds == 0) violations.push_back({fillMessage(c.message, vars, config, arch.name), c.expr, c.line});
     }
     if (const std::string problem = compileFlagsProblem(config.flags, arch); !problem.empty())
         violations.push_back({problem, "compiler flags", 0});
