@@ -65,6 +65,7 @@ __device__ __forceinline__ void tmaLoad3d(unsigned dst, const TensorMap& map, in
 }
 
 // The scores, S = Q K^T: wgmmaSS, both operands K-major in shared memory.
+#define KX_WGMMA_TRANSPOSE "${wgmma_transpose}"  // Q and K both K-major
 #include "common/wgmma_ss.cuh"
 
 // wgmmaSSFirst is the first k-step of the scores, d = A * B: its accumulators are outputs only, so

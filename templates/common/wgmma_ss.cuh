@@ -5,6 +5,8 @@
 // the text "%A, ..., %B" that the instruction's accumulator vector spells out.
 #define KX_ACC8(C, i) C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
 #define KX_ACC32(C, i) KX_ACC8(C, i), KX_ACC8(C, i + 8), KX_ACC8(C, i + 16), KX_ACC8(C, i + 24)
+#define KX_REGS_0_7 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define KX_REGS_0_15 KX_REGS_0_7 ", %8, %9, %10, %11, %12, %13, %14, %15"
 #define KX_REGS_0_31 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define KX_REGS_32_63 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define KX_REGS_64_95 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
@@ -15,25 +17,38 @@
 // d (+)= A (64 x k) * B (k x N), both read from shared memory through descriptors, issued by all
 // 128 threads of a warpgroup; scaleD = 0 ignores d's old value. k is ${wgmma_k}: 32 bytes of each
 // operand row whatever the type (16 f16 or bf16, 8 tf32, 32 fp8 elements). The 16-bit types end
-// with two transpose immediates (0, 0: both K-major); tf32 and fp8 have none, being K-major only
-// (the including template's wgmma_transpose). One overload per N (64, 128, 256), chosen by the
-// accumulator array's size. Thread t of the warpgroup holds rows 16*(t/32) + (t%32)/4
-// and +8 of d, columns 8j + 2*(t%4) and +1, in d[4j..4j+3]: the mma.sync fragment layout, repeated.
+// with two transpose immediates, the string KX_WGMMA_TRANSPOSE that the including template defines
+// (", 0, 0": both K-major; 1 reads that operand MN-major); tf32 and fp8, K-major only, with "".
+// One overload per N (16, 32, 64, 128, 256), chosen by the accumulator array's size. Thread t of
+// the warpgroup holds rows 16*(t/32) + (t%32)/4 and +8 of d, columns 8j + 2*(t%4) and +1, in
+// d[4j..4j+3]: the mma.sync fragment layout, repeated.
+__device__ __forceinline__ void wgmmaSS(float (&d)[8], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n16k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_7 "}, %8, %9, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
+                 : KX_ACC8("+f", 0)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
+__device__ __forceinline__ void wgmmaSS(float (&d)[16], unsigned long long descA, unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n32k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_15 "}, %16, %17, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
+                 : KX_ACC8("+f", 0), KX_ACC8("+f", 8)
+                 : "l"(descA), "l"(descB), "r"(scaleD));
+}
 __device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, %32, %33, p, 1, 1${wgmma_transpose};\n}\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, %32, %33, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
                  : KX_ACC32("+f", 0)
                  : "l"(descA), "l"(descB), "r"(scaleD));
 }
 __device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, %64, %65, p, 1, 1${wgmma_transpose};\n}\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, %64, %65, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
                  : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
                  : "l"(descA), "l"(descB), "r"(scaleD));
 }
 __device__ __forceinline__ void wgmmaSS(float (&d)[128], unsigned long long descA, unsigned long long descB, int scaleD) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_127 "}, %128, %129, p, 1, 1${wgmma_transpose};\n}\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_127 "}, %128, %129, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
                  : KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96)
                  : "l"(descA), "l"(descB), "r"(scaleD));
 }

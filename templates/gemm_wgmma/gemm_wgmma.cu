@@ -6,9 +6,12 @@
 // (tf32 reads the top 19 bits of each fp32 operand) and add in ${acc_ctype}, and C is rounded once, at
 // the end, after the epilogue: ${epilogue} with D0 ${d0} (none, a bias vector of N, or a residual
 // M x N; int8's int32 sums are exact and stored as they are).
-// A is row-major (M x K), B is stored N x K, C is row-major. tmA and tmB are TMA tensor maps of A
-// and B that the runner encodes (cuTensorMapEncodeTiled) with boxes of ${BK} x BM and ${BK} x BN
-// elements (128 bytes by rows), 128-byte swizzle, and zeros outside the matrix.
+// Layout ${layout}: the storage order of A, B and C, r row-major, c column-major (A column-major
+// is stored K x M, B column-major N x K, as a Linear layer's weight).
+// tmA and tmB are TMA tensor maps of A and B that the runner encodes (cuTensorMapEncodeTiled) with
+// the 128-byte swizzle and zeros outside the matrix: an operand stored k-contiguous (k-major)
+// comes in one box of ${BK} x rows (128 bytes by rows), one stored m- or n-contiguous (mn-major)
+// in boxes of 64 x ${BK}, each a 64-wide slice of its tile; wgmma reads the latter transposed.
 //
 // Index
 //   [SECTION] Configuration
@@ -51,7 +54,18 @@ constexpr int kClusterM = ${CLUSTER_M};
 constexpr bool kStagedStore = ${staged};
 constexpr int kWarpStoreBytes = 16 * 128;              // a warp's 16 rows, 128 bytes of each
 constexpr int kStoreChunkCols = 128 / int(sizeof(TOut));  // columns of C in 128 bytes
+// An operand stored with k contiguous is k-major; one stored with m (A) or n (B) contiguous is
+// mn-major: the TMA copies it in slices 64 elements wide (128 bytes), each BK rows of k, and
+// wgmma reads it transposed (16-bit types only).
+constexpr bool kAMNMajor = ${a_col_major}, kBMNMajor = ${B_MN_MAJOR};
+constexpr int kSliceBytes = kBK * 128;  // one mn-major slice: 64 columns by kBK rows
 constexpr bool kIntegerSums = ${is_int} != 0;  // int8 operands, int32 sums
+// Split-K: each tile is kSplitK work units, each summing one slice of K; the last to finish adds
+// the others' partial sums to its own and runs the epilogue.
+constexpr int kSplitK = ${SPLITK};
+// Swapped A and B: the kernel computes C's transpose, B * A^T, so the tiles' 64-row side (the
+// wgmma's m) runs along N and their kBN side along M; a skinny M then fills a narrow wgmma.
+constexpr bool kSwapAB = ${SWAP_AB};
 constexpr int kActivation = ${activation};  // 0 none, 1 relu, 2 gelu (tanh), 3 gelu (erf), 4 sigmoid, 5 tanh, 6 silu
 constexpr int kD0 = ${d0_kind};  // 0 none, 1 bias (D0[n]), 2 residual (D0[m, n])
 constexpr int kThreads = 128 * (kConsumers + 1);
@@ -69,6 +83,9 @@ static_assert(kBK * sizeof(T) == 128, "a stage's rows are one 128-byte swizzle s
 static_assert(kBM == 64 * kMT * (kPingpong ? 1 : kConsumers), "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(!kPingpong || kConsumers == 2, "pingpong alternates two consumers");
 static_assert(kBPartBytes % 1024 == 0, "each block's part of B starts on a swizzle period");
+static_assert(sizeof(T) == 2 || (!kAMNMajor && !kBMNMajor), "only 16-bit operands can be read mn-major");
+static_assert(!kBMNMajor || kBN % (64 * kClusterM) == 0, "each block's part of B is whole 64-wide slices");
+static_assert(!kSwapAB || (!kAMNMajor && !kBMNMajor && !kStagedStore), "swapped operands are both k-major, stored directly");
 
 // [SECTION] PTX wrappers
 
@@ -115,6 +132,13 @@ __device__ __forceinline__ void clusterSync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
+// wgmma's transpose immediates (A, then B): 1 reads that operand mn-major. Only the 16-bit types
+// have them.
+#if ${elem_bytes} == 2
+#define KX_WGMMA_TRANSPOSE ", ${a_col_major}, ${B_MN_MAJOR}"
+#else
+#define KX_WGMMA_TRANSPOSE ""
+#endif
 #include "common/wgmma_ss.cuh"
 
 #if ${is_int}
@@ -145,7 +169,8 @@ __device__ __forceinline__ void wgmmaSS(int (&d)[128], unsigned long long descA,
 
 // The epilogue on one consumer thread's accumulators of an m64 block whose first row is row0 (the
 // warpgroup's) and first column col0, in place: the wgmma fragment puts accumulator 4j + 2h + e
-// at row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + e.
+// at row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + e. Swapped, the tile's rows are
+// columns of C and its columns rows.
 __device__ __forceinline__ void applyEpilogue(TAcc (&acc)[kAcc], const TOut* __restrict__ D0, int M, int N, int row0, int col0,
                                               float alpha, float beta) {
     if constexpr (kIntegerSums) return;  // exact sums, stored as they are
@@ -154,7 +179,11 @@ __device__ __forceinline__ void applyEpilogue(TAcc (&acc)[kAcc], const TOut* __r
 #pragma unroll
     for (int j = 0; j < kBN / 8; ++j)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc[4 * j + i] = epilogueValue(acc[4 * j + i], D0, M, N, r + 8 * (i / 2), c + 8 * j + i % 2, alpha, beta);
+        for (int i = 0; i < 4; ++i) {
+            const int tileRow = r + 8 * (i / 2), tileCol = c + 8 * j + i % 2;  // swapped: C's column and row
+            acc[4 * j + i] = kSwapAB ? epilogueValue(acc[4 * j + i], D0, M, N, tileCol, tileRow, alpha, beta)
+                                     : epilogueValue(acc[4 * j + i], D0, M, N, tileRow, tileCol, alpha, beta);
+        }
 }
 
 // One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
@@ -204,6 +233,58 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
     }
 }
 
+// Split-K: a consumer's part of a tile (its kMT m64 blocks) as one unit of slice `split` left it.
+// Each unit writes its partial sums to its slice of the part's workspace, in fragment order (a
+// warpgroup's 16-byte stores cover 2 KB without a gap), and counts itself in on the part's
+// counter. The last of the kSplitK to arrive resets the counter (the next launch finds it zero),
+// reads all kSplitK slices back and adds them in slice order, so the sum does not depend on which
+// unit finished last, and returns true: it runs the epilogue. The others return false.
+// `lastFlag` is this consumer's word of shared memory; barrier `1 + consumer` its 128 threads.
+template <class X> struct Vector4;
+template <> struct Vector4<float> { using type = float4; };
+template <> struct Vector4<int> { using type = int4; };
+using Acc4 = Vector4<TAcc>::type;  // four accumulators: one 16-byte load or store
+
+__device__ __forceinline__ bool addSplits(TAcc (&acc)[kMT][kAcc], TAcc* __restrict__ workspace, int* __restrict__ counter, int split,
+                                          int consumer, volatile int* lastFlag) {
+    constexpr int kQuads = kMT * kAcc / 4;     // per thread
+    constexpr int kSliceQuads = 128 * kQuads;  // per slice
+    const int t = static_cast<int>(threadIdx.x) % 128;
+    Acc4* slices = reinterpret_cast<Acc4*>(workspace) + t;
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+        const TAcc* a = &acc[q / (kAcc / 4)][4 * (q % (kAcc / 4))];
+        slices[split * kSliceQuads + q * 128] = Acc4{a[0], a[1], a[2], a[3]};
+    }
+    // Every thread's stores are visible device-wide before the count says so.
+    __threadfence();
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    if (t == 0) {
+        const bool last = atomicAdd(counter, 1) == kSplitK - 1;
+        if (last) *counter = 0;
+        *lastFlag = last;
+    }
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    if (!*lastFlag) return false;
+    __threadfence();
+    // Its own slice too is read back, so that every tile adds 0 + slice 0 + slice 1 + ...
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+        TAcc* a = &acc[q / (kAcc / 4)][4 * (q % (kAcc / 4))];
+        a[0] = a[1] = a[2] = a[3] = TAcc(0);
+    }
+#pragma unroll 1
+    for (int s = 0; s < kSplitK; ++s) {
+#pragma unroll
+        for (int q = 0; q < kQuads; ++q) {
+            TAcc* a = &acc[q / (kAcc / 4)][4 * (q % (kAcc / 4))];
+            const Acc4 p = __ldcg(&slices[s * kSliceQuads + q * 128]);
+            a[0] += p.x, a[1] += p.y, a[2] += p.z, a[3] += p.w;
+        }
+    }
+    return true;
+}
+
 }  // namespace kx_gemm_wgmma
 
 using namespace kx_gemm_wgmma;
@@ -215,18 +296,20 @@ using namespace kx_gemm_wgmma;
 // stage, then starts two TMA copies that complete on the stage's `full` barrier. Warpgroups
 // 1..kConsumers are the consumers: each waits for a stage to be full, issues 4 k-steps of wgmma
 // per m64 block, waits for them, and arrives on the stage's `empty` barrier.
-// Blocks walk tiles with a stride of the grid, so a grid smaller than the tile count (persistent
-// blocks) works too. In the pingpong schedule consumer c takes the block's tiles c, c+2, ...: an
-// ordering barrier per consumer lets it start a tile's wgmma's only once the other has issued
-// all of its previous tile's, so one multiplies while the other stores.
+// Blocks walk work units (a tile, or with Split-K a tile's slice of K) with a stride of the grid,
+// so a grid smaller than the unit count (persistent blocks) works too. In the pingpong schedule
+// consumer c takes the block's units c, c+2, ...: an ordering barrier per consumer lets it start
+// a unit's wgmma's only once the other has issued all of its previous unit's, so one multiplies
+// while the other stores.
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
     ${KERNEL_NAME}(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
-                   const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int M, int N, int K, float alpha,
+                   TAcc* __restrict__ partials, int* __restrict__ counters, const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int M, int N, int K, float alpha,
                    float beta) {
     (void)A, (void)B;  // read through the tensor maps
     extern __shared__ unsigned char smemRaw[];
     __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages], turnBar[2];
+    __shared__ int splitLast[2];  // Split-K: whether a consumer's unit was its tile's last
     // The 128-byte swizzle pattern repeats every 1024 bytes, and the descriptors assume the
     // tiles start on such a boundary.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
@@ -249,9 +332,23 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     // it the rank-th. Clusters walk cluster tiles with a stride of the number of clusters.
     const int rank = kClusterM > 1 ? static_cast<int>(clusterRank()) : 0;
     const int cluster = static_cast<int>(blockIdx.x) / kClusterM, clusters = static_cast<int>(gridDim.x) / kClusterM;
-    const int blocksM = (M + kBM * kClusterM - 1) / (kBM * kClusterM), blocksN = (N + kBN - 1) / kBN;
+    // The tiles' extents: the problem's, or swapped its transpose's; and the operand each side of
+    // a tile is loaded from (__grid_constant__ parameters, used by address).
+    const int rowsC = kSwapAB ? N : M, colsC = kSwapAB ? M : N;
+    const TensorMap& mapRows = kSwapAB ? tmB : tmA;
+    const TensorMap& mapCols = kSwapAB ? tmA : tmB;
+    const int blocksM = (rowsC + kBM * kClusterM - 1) / (kBM * kClusterM), blocksN = (colsC + kBN - 1) / kBN;
     const int tiles = blocksM * blocksN;
-    const int kTiles = (K + kBK - 1) / kBK;
+    // Work unit u: cluster tile u % tiles and slice u / tiles of K (without Split-K: tile u, all
+    // of K). A slice may be empty when K has fewer k-tiles than slices.
+    const int units = tiles * kSplitK;
+    const int kTilesAll = (K + kBK - 1) / kBK, perSplit = (kTilesAll + kSplitK - 1) / kSplitK;
+    auto unitOf = [&](int unit, int& tile, int& split, int& ktBegin, int& kTiles) {
+        tile = kSplitK == 1 ? unit : unit % tiles;
+        split = kSplitK == 1 ? 0 : unit / tiles;
+        ktBegin = min(kTilesAll, split * perSplit);
+        kTiles = min(kTilesAll, ktBegin + perSplit) - ktBegin;
+    };
     // Cluster-tile order: down a column of kGroupM rows of cluster tiles, then on to the next column.
     auto tileOrigin = [&](int id, int& row, int& col) {
         const int group = id / (kGroupM * blocksN);
@@ -264,11 +361,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     if (warpgroup == 0) {
         shrinkRegisters();
         if (threadIdx.x == 0) {
-            int slice = 0;  // k-slices issued so far, over all of this block's tiles
-            for (int tile = cluster; tile < tiles; tile += clusters) {
-                int row, col;
+            // The TMA unit reads each tensor map before its first copy: start fetching both now.
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&tmA)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&tmB)) : "memory");
+            int slice = 0;  // k-slices issued so far, over all of this block's units
+            for (int unit = cluster; unit < units; unit += clusters) {
+                int tile, split, ktBegin, kTiles, row, col;
+                unitOf(unit, tile, split, ktBegin, kTiles);
                 tileOrigin(tile, row, col);
                 for (int kt = 0; kt < kTiles; ++kt, ++slice) {
+                    const int k = (ktBegin + kt) * kBK;
                     const int stage = slice % kStages;
                     // The first pass through the stages waits for parity 1, which a fresh barrier
                     // reports complete: every stage starts out free.
@@ -276,14 +378,21 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     const unsigned full = smemAddress(&fullBar[stage]);
                     mbarrierArriveExpectBytes(full, kStageBytes);
                     const unsigned aTile = smemBase + stage * kStageBytes;
-                    tmaLoad2d(aTile, tmA, kt * kBK, row, full);
+                    if (!kAMNMajor) tmaLoad2d(aTile, mapRows, k, row, full);
+                    else
+#pragma unroll
+                        for (int s = 0; s < kBM / 64; ++s) tmaLoad2d(aTile + s * kSliceBytes, mapRows, row + s * 64, k, full);
                     // In a cluster the stage's bytes include the parts of B the other blocks
                     // multicast here; they may land before this arrive, which the barrier allows.
-                    if (kClusterM == 1)
-                        tmaLoad2d(aTile + kATileBytes, tmB, kt * kBK, col, full);
-                    else
-                        tmaLoad2dMulticast(aTile + kATileBytes + rank * kBPartBytes, tmB, kt * kBK, col + rank * (kBN / kClusterM), full,
-                                           (1u << kClusterM) - 1);
+                    const unsigned bPart = aTile + kATileBytes + rank * kBPartBytes;
+                    const int bCol = col + rank * (kBN / kClusterM);
+#pragma unroll
+                    for (int s = 0; s < (kBMNMajor ? kBN / kClusterM / 64 : 1); ++s) {
+                        const unsigned dst = bPart + s * kSliceBytes;
+                        const int x = kBMNMajor ? bCol + s * 64 : k, y = kBMNMajor ? k : bCol;
+                        if (kClusterM == 1) tmaLoad2d(dst, mapCols, x, y, full);
+                        else tmaLoad2dMulticast(dst, mapCols, x, y, full, (1u << kClusterM) - 1);
+                    }
                 }
             }
         }
@@ -293,9 +402,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         const int t = static_cast<int>(threadIdx.x) % 128;
         const bool pairOk = N % 2 == 0 && reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TOut)) == 0;
         const bool vectorOk = (N * sizeof(TOut)) % 16 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        // Rows of the tile this consumer computes, and which of the block's tiles it takes.
+        // Rows of the tile this consumer computes (pingpong: it takes every other unit of the block).
         const int rowBlock = kPingpong ? 0 : consumer * kMT;
-        const int tileStride = kPingpong ? 2 : 1, firstTile = kPingpong ? consumer : 0;
         TAcc acc[kMT][kAcc];
         int previousStage = 0;
         // Frees a stage in every block of the cluster (their producers write into this block's).
@@ -305,9 +413,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             else
                 for (int cta = 0; cta < kClusterM; ++cta) mbarrierArriveInCluster(smemAddress(&emptyBar[stage]), cta);
         };
-        for (int local = firstTile, turn = 0; cluster + local * clusters < tiles; local += tileStride, ++turn) {
-            const int tile = cluster + local * clusters;
-            int row, col;
+        int slice = 0;  // the k-slices the producer filled before this unit's, for both consumers
+        for (int local = 0; cluster + local * clusters < units; ++local) {
+            int tile, split, ktBegin, kTiles, row, col;
+            unitOf(cluster + local * clusters, tile, split, ktBegin, kTiles);
+            if (kPingpong && local % 2 != consumer) {  // the other consumer's unit
+                slice += kTiles;
+                continue;
+            }
             tileOrigin(tile, row, col);
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt)
@@ -317,8 +430,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             // Pingpong: wait until the other consumer has issued its previous tile (consumer 0's
             // first turn waits for parity 1, which a fresh barrier reports complete). Its stages'
             // phases are then all complete, so the parities below cannot match a stale phase.
-            if (kPingpong) mbarrierWait(smemAddress(&turnBar[consumer]), (turn & 1) ^ (consumer == 0 ? 1 : 0));
-            int slice = local * kTiles;  // the stages the producer filled before this tile's
+            // This is the consumer's turn local / 2.
+            if (kPingpong) mbarrierWait(smemAddress(&turnBar[consumer]), ((local / 2) & 1) ^ (consumer == 0 ? 1 : 0));
             for (int kt = 0; kt < kTiles; ++kt, ++slice) {
                 const int stage = slice % kStages;
                 mbarrierWait(smemAddress(&fullBar[stage]), (slice / kStages) & 1);
@@ -327,12 +440,18 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 wgmmaFence();
 #pragma unroll
                 for (int ks = 0; ks < kKSteps; ++ks) {
-                    // A k-step is 32 bytes further along the swizzled 128-byte rows (16 f16, 8
-                    // tf32 or 32 fp8 elements): the hardware applies the swizzle to the address.
-                    const unsigned long long descB = descriptor(bTile + ks * 32);
+                    // k-major: a k-step is 32 bytes further along the swizzled 128-byte rows (16
+                    // f16, 8 tf32 or 32 fp8 elements), and the hardware applies the swizzle to the
+                    // address. mn-major: 16 rows of k further, two 8-row groups (2048 bytes); the
+                    // leading byte offset steps from one 64-wide slice to the next.
+                    const unsigned long long descB =
+                        kBMNMajor ? descriptor(bTile + ks * 2048, kSliceBytes) : descriptor(bTile + ks * 32);
 #pragma unroll
-                    for (int mt = 0; mt < kMT; ++mt)
-                        wgmmaSS(acc[mt], descriptor(aTile + (rowBlock + mt) * 64 * 128 + ks * 32), descB, 1);
+                    for (int mt = 0; mt < kMT; ++mt) {
+                        // An m64 block is 64 rows of 128 bytes (k-major) or one slice (mn-major).
+                        const unsigned aBlock = aTile + (rowBlock + mt) * 64 * 128;
+                        wgmmaSS(acc[mt], kAMNMajor ? descriptor(aBlock + ks * 2048, kSliceBytes) : descriptor(aBlock + ks * 32), descB, 1);
+                    }
                 }
                 wgmmaCommit();
                 // One thread per warpgroup frees a stage once the wgmma's that read it are done.
@@ -348,6 +467,13 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             if (kInFlight > 0) {
                 wgmmaWait<0>();
                 if (kTiles > 0) release(previousStage);
+            }
+            if (kSplitK > 1) {
+                // The consumer's part of the block's tile: its own workspace and counter.
+                const int part = (tile * kClusterM + rank) * (kPingpong ? 1 : kConsumers) + (kPingpong ? 0 : consumer);
+                if (!addSplits(acc, partials + static_cast<long long>(part) * kSplitK * 128 * kMT * kAcc, counters + part, split, consumer,
+                               &splitLast[consumer]))
+                    continue;  // another unit of the tile finishes it
             }
 
 #pragma unroll
@@ -367,6 +493,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
                 for (int j = 0; j < kBN / 8; ++j) {
                     const int c = col + j * 8 + (t % 4) * 2;
+                    if (kSwapAB) {  // the tile's (row, col) is C's (col, row): one element per store
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            const int cRow = c + i % 2, cCol = r + 8 * (i / 2);
+                            if (cRow < M && cCol < N) C[static_cast<long long>(cRow) * N + cCol] = TOut(acc[mt][4 * j + i]);
+                        }
+                        continue;
+                    }
                     storePair(C, M, N, r, c, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
                     storePair(C, M, N, r + 8, c, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
                 }

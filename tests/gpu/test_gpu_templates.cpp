@@ -274,6 +274,93 @@ TEST_CASE("gemm_wgmma: persistent blocks, pingpong, clusters and staged stores, 
     CHECK(ran == (6 * 5 + 1) * static_cast<int>(sizes.size()));
 }
 
+// gemm_wgmma's layouts: f16 and bf16 with A and B each read k-major or mn-major (TMA slices of 64
+// columns, wgmma's transpose bits), under the cooperative, pingpong-with-clusters and tall
+// pingpong schedules and the direct store. The TMA needs every stored row to be a multiple of 16
+// bytes, so the awkward sizes here are multiples of 8 but of no tile: one tile and less, a partial
+// tile in every direction, and more tiles than SMs with K shorter than the pipeline.
+TEST_CASE("gemm_wgmma: every layout", "[gpu][templates][gemm_wgmma]") {
+    const Template* t = fixture().templates.find("gemm_wgmma").get();
+    REQUIRE(t);
+    const std::vector<SizeMap> sizes = {{{"M", 8}, {"N", 8}, {"K", 16}},
+                                        {{"M", 136}, {"N", 264}, {"K", 1000}},
+                                        {{"M", 2056}, {"N", 1288}, {"K", 80}}};
+    const std::vector<std::vector<std::pair<std::string, std::string>>> schedules = {
+        {{"PERSISTENT", "1"}},
+        {{"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}},
+        {{"BN", "128"}, {"MT", "2"}, {"PERSISTENT", "1"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}, {"STORE", "direct"}},
+    };
+    int ran = 0;
+    for (const std::string dtype : {"f16", "bf16"})
+        for (const std::string layout : {"rcr", "rrr", "crr", "ccr"})
+            for (auto values : schedules) {
+                values.emplace_back("dtype", dtype);
+                values.emplace_back("layout", layout);
+                const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
+                for (const SizeMap& s : sizes)
+                    if (runChecked(*t, config, s)) ++ran;
+            }
+    CHECK(ran == 2 * 4 * 3 * static_cast<int>(sizes.size()));
+}
+
+// gemm_wgmma's Split-K: the slices' partial sums meet in a workspace and the last unit of each
+// tile adds them and runs the epilogue. Every dtype (int8's sums exact), the cooperative,
+// pingpong, cluster and one-block-per-unit schedules, a fused epilogue, and more slices than
+// K has k-tiles (empty slices), at the awkward sizes and at a decode step's skinny shape.
+TEST_CASE("gemm_wgmma: Split-K", "[gpu][templates][gemm_wgmma]") {
+    const Template* t = fixture().templates.find("gemm_wgmma").get();
+    REQUIRE(t);
+    std::vector<SizeMap> sizes = t->testSizes();
+    sizes.push_back({{"M", 16}, {"N", 4096}, {"K", 4096}});
+    sizes.push_back({{"M", 100}, {"N", 1000}, {"K", 3008}});
+    const std::vector<std::vector<std::pair<std::string, std::string>>> configs = {
+        {{"SPLITK", "4"}, {"BN", "128"}, {"CONSUMERS", "1"}},
+        {{"SPLITK", "3"}, {"dtype", "bf16"}, {"SCHEDULE", "pingpong"}},
+        {{"SPLITK", "2"}, {"dtype", "tf32"}, {"CLUSTER_M", "2"}, {"layout", "rcr"}},
+        {{"SPLITK", "16"}, {"dtype", "e4m3"}, {"PERSISTENT", "0"}},
+        {{"SPLITK", "6"}, {"dtype", "i8"}, {"STORE", "direct"}},
+        {{"SPLITK", "8"}, {"BN", "128"}, {"MT", "2"}, {"epilogue", "gelu_tanh"}, {"d0", "bias"}, {"scale", "scaled"}},
+        {{"SPLITK", "4"}, {"layout", "crr"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}},
+    };
+    int ran = 0;
+    for (const auto& values : configs) {
+        const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
+        for (const SizeMap& s : sizes) {
+            // crr needs rows of A (M long) that are whole 16-byte units.
+            if (config.at("layout") == "crr" && s.at("M") % 8 != 0) continue;
+            if (runChecked(*t, config, s)) ++ran;
+        }
+    }
+    CHECK(ran == 6 * static_cast<int>(sizes.size()) + 1);
+}
+
+// gemm_wgmma with A and B swapped (C's transpose computed, so a skinny M fills a narrow wgmma) and
+// narrow tiles without the swap: every dtype's path through the transposed store and epilogue
+// (bias and residual indexed by C's row and column), with Split-K, clusters and pingpong.
+TEST_CASE("gemm_wgmma: swapped operands and narrow tiles", "[gpu][templates][gemm_wgmma]") {
+    const Template* t = fixture().templates.find("gemm_wgmma").get();
+    REQUIRE(t);
+    std::vector<SizeMap> sizes = t->testSizes();
+    sizes.push_back({{"M", 16}, {"N", 4096}, {"K", 4096}});
+    sizes.push_back({{"M", 64}, {"N", 1000}, {"K", 3008}});
+    const std::vector<std::vector<std::pair<std::string, std::string>>> configs = {
+        {{"SWAP_AB", "1"}, {"BN", "16"}, {"CONSUMERS", "1"}, {"STORE", "direct"}},
+        {{"SWAP_AB", "1"}, {"BN", "32"}, {"CONSUMERS", "1"}, {"STORE", "direct"}, {"SPLITK", "4"}, {"STAGES", "10"}, {"dtype", "bf16"},
+         {"epilogue", "gelu_tanh"}, {"d0", "bias"}, {"scale", "scaled"}},
+        {{"SWAP_AB", "1"}, {"BN", "64"}, {"STORE", "direct"}, {"SCHEDULE", "pingpong"}, {"CLUSTER_M", "2"}, {"dtype", "e4m3"}, {"d0", "residual"}},
+        {{"SWAP_AB", "1"}, {"BN", "16"}, {"STORE", "direct"}, {"dtype", "tf32"}, {"SPLITK", "3"}, {"PERSISTENT", "0"}},
+        {{"BN", "64"}, {"dtype", "i8"}},
+        {{"BN", "16"}, {"STORE", "direct"}, {"dtype", "bf16"}, {"SPLITK", "2"}, {"d0", "bias"}},
+    };
+    int ran = 0;
+    for (const auto& values : configs) {
+        const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
+        for (const SizeMap& s : sizes)
+            if (runChecked(*t, config, s)) ++ran;
+    }
+    CHECK(ran == static_cast<int>(configs.size() * sizes.size()));
+}
+
 // gemm_wgmma's fused epilogue, applied to the accumulators before either store: every activation
 // with every D0 kind and both scalings, the dtype, store and schedule taking turns (so each
 // activation meets f16, bf16, tf32 and e4m3, the staged and the direct store, cooperative and

@@ -102,3 +102,48 @@ TEST_CASE("runs on the device's arch use its arch-specific target only when the 
     REQUIRE(violations.size() == 1);
     CHECK_THAT(violations[0].message, Catch::Contains("shared memory"));
 }
+
+// gemm_wgmma's layouts: an operand stored k-contiguous is one box of BK x rows, one stored m- or
+// n-contiguous boxes of 64 x BK (a slice of its tile each), so the tensor maps follow the layout;
+// only 16-bit types may be read mn-major, and the refusal names the type and layout chosen.
+TEST_CASE("gemm_wgmma's tensor maps follow the layout", "[templates][tensor_map]") {
+    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
+    auto t = shipped.find("gemm_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const SizeMap sizes = t->withSizes({{"M", "520"}, {"N", "264"}, {"K", "1000"}});
+    struct Expected {
+        const char* layout;
+        std::vector<long long> aDims, aBox, bDims, bBox;
+    };
+    const Expected cases[] = {
+        {"rcr", {1000, 520}, {64, 128}, {1000, 264}, {64, 256}},
+        {"rrr", {1000, 520}, {64, 128}, {264, 1000}, {64, 64}},
+        {"crr", {520, 1000}, {64, 64}, {264, 1000}, {64, 64}},
+        {"ccr", {520, 1000}, {64, 64}, {1000, 264}, {64, 256}},
+    };
+    for (const Expected& e : cases) {
+        CAPTURE(e.layout);
+        const Config config = t->withValues(t->defaultConfig(), {{"layout", e.layout}});
+        CHECK(t->validate(config, *arch).empty());
+        std::map<std::string, ResolvedArg> maps;
+        for (const ResolvedArg& a : t->resolveArgs(config, *arch, sizes))
+            if (a.role == "tensor_map") maps[a.name] = a;
+        REQUIRE(maps.size() == 2);
+        CHECK(maps["tmA"].dims == e.aDims);
+        CHECK(maps["tmA"].box == e.aBox);
+        CHECK(maps["tmB"].dims == e.bDims);
+        CHECK(maps["tmB"].box == e.bBox);
+    }
+    // Swapped operands: B's tile is the 64-row side, A's the BN-wide one.
+    const Config swapped = t->withValues(t->defaultConfig(), {{"SWAP_AB", "1"}, {"BN", "16"}, {"STORE", "direct"}});
+    CHECK(t->validate(swapped, *arch).empty());
+    for (const ResolvedArg& a : t->resolveArgs(swapped, *arch, sizes)) {
+        if (a.name == "tmA") CHECK(a.box == std::vector<long long>{64, 16});
+        if (a.name == "tmB") CHECK(a.box == std::vector<long long>{64, 128});
+    }
+    const auto refused = t->validate(t->withValues(t->defaultConfig(), {{"layout", "crr"}, {"dtype", "tf32"}}), *arch);
+    REQUIRE(refused.size() == 1);
+    CHECK_THAT(refused[0].message, Catch::Contains("wgmma reads tf32 operands only k-major") && Catch::Contains("f16 or bf16 for crr"));
+}
