@@ -5,7 +5,8 @@
 //   C[i,j] = act(alpha * sum_k A[i,k] B[k,j] + beta * D0term(i,j)),  C row-major M x N in dtype
 //   D0term = 0 (d0=none: D0 is not read), D0[j] (bias, N elements), D0[i*N+j] (residual, M x N)
 //   A[i,k] at i*K+k (a_col_major=0) or k*M+i (1); B[k,j] at k*N+j (b_col_major=0) or j*K+k (1)
-// Params: dtype (f16, bf16, f32, tf32; i8 with int32 C, e4m3 and e5m2 with f16 C and D0),
+// Params: dtype (f16, bf16, f32, tf32; i8 with int32 C; e4m3 and e5m2 with f16 C and D0, and
+// e4m3_bf16, e5m2_bf16, e4m3_f32, e5m2_f32 with a bf16 or f32 C and D0),
 // a_col_major, b_col_major (0/1), M, N, K, epilogue (none, relu, gelu_tanh, gelu_erf, sigmoid,
 // tanh, silu), d0 (none, bias, residual), alpha, beta. The 8-bit types take layout rcr only
 // (cuBLASLt's int8 and fp8 GEMMs are "TN"), and cuBLASLt has no e5m2 x e5m2 GEMM: e5m2 is timed
@@ -59,6 +60,10 @@ const DtypeInfo kDtypes[] = {
     {"i8", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, CUDA_R_32I, 1, 4, nullptr},
     {"e4m3", CUDA_R_8F_E4M3, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 2, nullptr},
     {"e5m2", CUDA_R_8F_E4M3, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 2, "e4m3"},
+    {"e4m3_bf16", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 2, nullptr},
+    {"e5m2_bf16", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 2, "e4m3_bf16"},
+    {"e4m3_f32", CUDA_R_8F_E4M3, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 4, nullptr},
+    {"e5m2_f32", CUDA_R_8F_E4M3, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 4, "e4m3_f32"},
 };
 
 // cuBLASLt's epilogue for each activation, without and with the bias; the ones it lacks run as

@@ -361,6 +361,31 @@ TEST_CASE("gemm_wgmma: swapped operands and narrow tiles", "[gpu][templates][gem
     CHECK(ran == static_cast<int>(configs.size() * sizes.size()));
 }
 
+// fp8 operands with a bf16 or f32 C (and D0) on both tensor-core paths: every new dtype plain and
+// with a fused epilogue that reads D0 in the output type, at the awkward sizes (cuBLASLt declines
+// the rows that are not multiples of 16 bytes, and says so) and one with more tiles than SMs.
+TEST_CASE("gemm_wgmma and gemm_mma: fp8 with bf16 and f32 outputs", "[gpu][templates][gemm_wgmma][gemm_mma]") {
+    int ran = 0, expected = 0;
+    for (const std::string id : {"gemm_wgmma", "gemm_mma"}) {
+        const Template* t = fixture().templates.find(id).get();
+        REQUIRE(t);
+        std::vector<SizeMap> sizes = t->testSizes();
+        sizes.push_back({{"M", 2053}, {"N", 1283}, {"K", 1008}});
+        for (const std::string dtype : {"e4m3_bf16", "e4m3_f32", "e5m2_bf16", "e5m2_f32"})
+            for (const bool fused : {false, true}) {
+                std::map<std::string, std::string> values = {{"dtype", dtype}};
+                if (id == "gemm_mma") values["BK"] = "64";  // a stage of two 32-byte k-steps
+                if (fused) values.insert({{"epilogue", "gelu_tanh"}, {"d0", dtype.find("bf16") != std::string::npos ? "bias" : "residual"}, {"scale", "scaled"}});
+                const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
+                for (const SizeMap& s : sizes) {
+                    ++expected;
+                    if (runChecked(*t, config, s)) ++ran;
+                }
+            }
+    }
+    CHECK(ran == expected);
+}
+
 // gemm_wgmma's fused epilogue, applied to the accumulators before either store: every activation
 // with every D0 kind and both scalings, the dtype, store and schedule taking turns (so each
 // activation meets f16, bf16, tf32 and e4m3, the staged and the direct store, cooperative and

@@ -63,11 +63,15 @@ namespace {
 
 // tolerance(dtype, K) (run/reference.hpp), or, when the config states how its operands and sums
 // round (gemm_mma's operand_roundoff, sum_roundoff), u(C) + 2 operand_roundoff (each product's
-// two operands, tf32's truncation) + 8 sqrt(K) sum_roundoff. Integer outputs are exact: 0.
+// two operands, tf32's truncation) + 8 sqrt(K) sum_roundoff, + 4 accumulator_roundoff when the
+// config names one: tensor cores whose accumulator keeps fewer bits than fp32 (Hopper's fp8
+// wgmma, measured at about 2^-13 of the terms' scale whatever K) err by that much at any depth.
+// Integer outputs are exact: 0.
 double gemmTolerance(const CheckContext& ctx, const DtypeInfo& out, int K) {
     if (out.kind != DtypeKind::Float) return 0;
     if (!ctx.variables.count("operand_roundoff") || !ctx.variables.count("sum_roundoff")) return tolerance(out.name, K);
-    return out.unitRoundoff + 2 * ctx.var("operand_roundoff") + 8 * std::sqrt(std::max(K, 1)) * ctx.var("sum_roundoff");
+    const double accumulator = ctx.variables.count("accumulator_roundoff") ? ctx.var("accumulator_roundoff") : 0.0;
+    return out.unitRoundoff + 2 * ctx.var("operand_roundoff") + 8 * std::sqrt(std::max(K, 1)) * ctx.var("sum_roundoff") + 4 * accumulator;
 }
 
 std::vector<double> absolute(const std::vector<double>& v) {

@@ -208,6 +208,32 @@ TEST_CASE("the GEMM tolerance follows the operands' and sums' rounding: tf32 wid
     ctx.variables.erase("sum_roundoff");
     CHECK_FALSE(check(ctx).passed);
 
+    // An accumulator that keeps 12 fraction bits (Hopper's fp8 wgmma keeps about that many): exact
+    // products of the same operands, the running sum truncated after every 32 of them. fp32's rules refuse it; the
+    // config's accumulator_roundoff adds 4 x 2^-12 whatever K, and it passes.
+    const auto truncate12 = [](double v) {
+        int e = 0;
+        const double m = std::frexp(v, &e);
+        return std::ldexp(std::trunc(m * 0x1p13) / 0x1p13, e);
+    };
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int k = 0; k < K; ++k) {
+                acc += A[i * K + k] * B[j * K + k];
+                if (k % 32 == 31) acc = truncate12(acc);
+            }
+            C[i * N + j] = truncate12(acc);
+        }
+    ctx.outputs["C"] = HostArray{&dtypeNamed("f32"), C};
+    ctx.variables["operand_roundoff"] = 0;  // exact products, as fp8's
+    ctx.variables["sum_roundoff"] = 0x1p-24;
+    CHECK_FALSE(check(ctx).passed);
+    ctx.variables["accumulator_roundoff"] = 0x1p-12;
+    const CorrectnessReport narrow = check(ctx);
+    CHECK(narrow.passed);
+    CHECK(narrow.tolerance == Approx(0x1p-24 + 8 * std::sqrt(300.0) * 0x1p-24 + 4 * 0x1p-12));
+
     // int8 -> int32: exact, one unit off fails.
     std::uniform_int_distribution<int> i8(-128, 127);
     for (double& v : A) v = i8(rng);
