@@ -19,15 +19,7 @@
 //   [SECTION] Kernel             block order, the k-loop pipeline, fragments, epilogue
 //   [SECTION] Split-K finish     the slices' partial sums added, then the epilogue
 
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
-#if ${needs_fp8}
-#include <cuda_fp8.h>
-#endif
+#include "common/type_headers.cuh"
 
 namespace kx_gemm_mma {
 

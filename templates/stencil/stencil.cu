@@ -87,6 +87,42 @@ __device__ __forceinline__ void naive(const float* __restrict__ in, float* __res
     }
 }
 
+// A z-march block's place in the grid, the same for smem_zmarch and smem_async: its kTx-wide
+// column of patches, its chunk of planes z0 .. z1 - 1, and this thread's x.
+struct MarchBlock {
+    int x0, x;            // first x of the block's patch, this thread's x
+    long long plane;      // points per plane
+    int patchesY;         // kTy-high patches along y, which the blocks along y take in turn
+    int z0, z1;           // the block's planes
+    bool inX, xInterior;  // x in the grid; at least kRadius points from both x faces
+};
+// Fills b; false when the block has no planes (the same for the whole block, so a block that
+// returns leaves no barrier waiting). z1 and the x tests come after that test: computed before
+// it, they change the register allocation.
+__device__ __forceinline__ bool marchBlock(MarchBlock& b, int nx, int ny, int nz) {
+    b.x0 = static_cast<int>(blockIdx.x) * kTx;
+    b.x = b.x0 + static_cast<int>(threadIdx.x);
+    b.plane = static_cast<long long>(nx) * ny;
+    b.patchesY = (ny - 1) / kTy + 1;
+    const int zPerBlock = (nz - 1) / static_cast<int>(gridDim.z) + 1;
+    b.z0 = static_cast<int>(blockIdx.z) * zPerBlock;
+    if (b.z0 >= nz) return false;
+    b.z1 = min(nz, b.z0 + zPerBlock);
+    b.inX = b.x < nx;
+    b.xInterior = b.x >= kRadius && b.x < nx - kRadius;
+    return true;
+}
+
+// acc plus the stencil's terms at distance k for the point t[ty + kRadius][tx + kRadius] of a
+// z-march's tile (halo included); zm and zp are its z neighbours at that distance.
+__device__ __forceinline__ float addTerms(float acc, int k, const float (&t)[kTy + 2 * kRadius][kTx + 2 * kRadius], int tx, int ty,
+                                          float zm, float zp) {
+    return fmaf(coefficient(k),
+                ring(t[ty + kRadius][tx + kRadius - k], t[ty + kRadius][tx + kRadius + k], t[ty + kRadius - k][tx + kRadius],
+                     t[ty + kRadius + k][tx + kRadius], zm, zp),
+                acc);
+}
+
 // [SECTION] smem_zmarch
 //
 // Micikevicius, "3D finite difference computation on GPUs using CUDA" (2009). The block owns a
@@ -105,59 +141,52 @@ __device__ __forceinline__ void naive(const float* __restrict__ in, float* __res
 // Two tiles alternate between planes, so one barrier per plane is enough: a thread writing a
 // tile at step z + 2 has passed the barrier of step z + 1, which every thread reaches only after
 // it has finished reading that tile at step z.
+
 __device__ __forceinline__ void zmarch(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
     constexpr int kQueue = kRadius + kPrefetch;  // planes z + 1 .. z + kQueue
     __shared__ float tiles[2][kTy + 2 * kRadius][kTx + 2 * kRadius];
 
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-    const int x0 = static_cast<int>(blockIdx.x) * kTx;  // first x of the block's patch
-    const int x = x0 + tx;
-    const long long plane = static_cast<long long>(nx) * ny;
-    const int patchesY = (ny - 1) / kTy + 1;
-    const int zPerBlock = (nz - 1) / static_cast<int>(gridDim.z) + 1;
-    const int z0 = static_cast<int>(blockIdx.z) * zPerBlock;
-    if (z0 >= nz) return;  // the same for the whole block, so no barrier is left waiting
-    const int z1 = min(nz, z0 + zPerBlock);
-    const bool inX = x < nx;
-    const bool xInterior = x >= kRadius && x < nx - kRadius;
+    MarchBlock b;
+    if (!marchBlock(b, nx, ny, nz)) return;
     // This thread's halo duties: rows above and below the patch (ty < kRadius), columns left
     // and right of it (tx < kRadius).
     const bool loadsRows = ty < kRadius, loadsCols = tx < kRadius;
-    const int xLo = x0 - kRadius + tx;
-    const bool xHiInside = tx < nx - x0 - kTx;  // x0 + kTx + tx < nx, without overflow
+    const int xLo = b.x0 - kRadius + tx;
+    const bool xHiInside = tx < nx - b.x0 - kTx;  // x0 + kTx + tx < nx, without overflow
 
-    for (int patch = static_cast<int>(blockIdx.y); patch < patchesY; patch += static_cast<int>(gridDim.y)) {
+    for (int patch = static_cast<int>(blockIdx.y); patch < b.patchesY; patch += static_cast<int>(gridDim.y)) {
         const int y0 = patch * kTy;  // first y of the block's patch
         const int y = y0 + ty;
         const bool inY = y < ny;
-        const bool inXY = inX && inY;
-        const bool xyInterior = xInterior && y >= kRadius && y < ny - kRadius;
-        const long long column = static_cast<long long>(y) * nx + x;  // offset of (x, y) in a plane
+        const bool inXY = b.inX && inY;
+        const bool xyInterior = b.xInterior && y >= kRadius && y < ny - kRadius;
+        const long long column = static_cast<long long>(y) * nx + b.x;  // offset of (x, y) in a plane
         const int yLo = y0 - kRadius + ty;
         const bool yHiInside = ty < ny - y0 - kTy;
         // Offsets in a plane of this thread's halo values: above, below, left, right.
-        const long long haloAt[4] = {static_cast<long long>(yLo) * nx + x, static_cast<long long>(y0 + kTy + ty) * nx + x,
-                                     static_cast<long long>(y) * nx + xLo, static_cast<long long>(y) * nx + x0 + kTx + tx};
-        const bool haloInside[4] = {loadsRows && inX && yLo >= 0, loadsRows && inX && yHiInside,
+        const long long haloAt[4] = {static_cast<long long>(yLo) * nx + b.x, static_cast<long long>(y0 + kTy + ty) * nx + b.x,
+                                     static_cast<long long>(y) * nx + xLo, static_cast<long long>(y) * nx + b.x0 + kTx + tx};
+        const bool haloInside[4] = {loadsRows && b.inX && yLo >= 0, loadsRows && b.inX && yHiInside,
                                     loadsCols && inY && xLo >= 0, loadsCols && inY && xHiInside};
 
         // Values outside the grid are never used by an output (they are all within kRadius of a
         // face), so zero stands in for them.
-        auto load = [&](int z) { return inXY && z >= 0 && z < nz ? in[z * plane + column] : 0.0f; };
+        auto load = [&](int z) { return inXY && z >= 0 && z < nz ? in[z * b.plane + column] : 0.0f; };
         auto loadHalo = [&](int z, float (&h)[4]) {
 #pragma unroll
-            for (int i = 0; i < 4; ++i) h[i] = haloInside[i] && z < nz ? in[z * plane + haloAt[i]] : 0.0f;
+            for (int i = 0; i < 4; ++i) h[i] = haloInside[i] && z < nz ? in[z * b.plane + haloAt[i]] : 0.0f;
         };
 
         float behind[kRadius], ahead[kQueue], halo[4];
 #pragma unroll
-        for (int k = 0; k < kRadius; ++k) behind[k] = load(z0 - 1 - k);
-        float cur = load(z0);
+        for (int k = 0; k < kRadius; ++k) behind[k] = load(b.z0 - 1 - k);
+        float cur = load(b.z0);
 #pragma unroll
-        for (int k = 0; k < kQueue - 1; ++k) ahead[k] = load(z0 + 1 + k);
-        loadHalo(z0, halo);
+        for (int k = 0; k < kQueue - 1; ++k) ahead[k] = load(b.z0 + 1 + k);
+        loadHalo(b.z0, halo);
 
-        for (int z = z0; z < z1; ++z) {
+        for (int z = b.z0; z < b.z1; ++z) {
             float (&tile)[kTy + 2 * kRadius][kTx + 2 * kRadius] = tiles[z & 1];
             // The far end of the queue: needed kPrefetch steps from now.
             ahead[kQueue - 1] = load(z + kQueue);
@@ -181,15 +210,10 @@ __device__ __forceinline__ void zmarch(const float* __restrict__ in, float* __re
                 if (xyInterior && z >= kRadius && z < nz - kRadius) {
                     float acc = coefficient(0) * cur;
 #pragma unroll
-                    for (int k = 1; k <= kRadius; ++k)
-                        acc = fmaf(coefficient(k),
-                                   ring(tile[ty + kRadius][tx + kRadius - k], tile[ty + kRadius][tx + kRadius + k],
-                                        tile[ty + kRadius - k][tx + kRadius], tile[ty + kRadius + k][tx + kRadius],
-                                        behind[k - 1], ahead[k - 1]),
-                                   acc);
+                    for (int k = 1; k <= kRadius; ++k) acc = addTerms(acc, k, tile, tx, ty, behind[k - 1], ahead[k - 1]);
                     v = acc;
                 }
-                out[z * plane + column] = v;
+                out[z * b.plane + column] = v;
             }
 
             // Move up one plane: the registers shift down the column.
@@ -254,23 +278,15 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
 
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
     const int tid = ty * kTx + tx;
-    const int x0 = static_cast<int>(blockIdx.x) * kTx;  // first x of the block's patch
-    const int x = x0 + tx;
-    const long long plane = static_cast<long long>(nx) * ny;
-    const int patchesY = (ny - 1) / kTy + 1;
-    const int zPerBlock = (nz - 1) / static_cast<int>(gridDim.z) + 1;
-    const int z0 = static_cast<int>(blockIdx.z) * zPerBlock;
-    if (z0 >= nz) return;  // the same for the whole block, so no barrier is left waiting
-    const int z1 = min(nz, z0 + zPerBlock);
-    const bool inX = x < nx;
-    const bool xInterior = x >= kRadius && x < nx - kRadius;
+    MarchBlock b;
+    if (!marchBlock(b, nx, ny, nz)) return;
 
-    for (int patch = static_cast<int>(blockIdx.y); patch < patchesY; patch += static_cast<int>(gridDim.y)) {
+    for (int patch = static_cast<int>(blockIdx.y); patch < b.patchesY; patch += static_cast<int>(gridDim.y)) {
         const int y0 = patch * kTy;  // first y of the block's patch
         const int y = y0 + ty;
-        const bool inXY = inX && y < ny;
-        const bool xyInterior = xInterior && y >= kRadius && y < ny - kRadius;
-        const long long column = static_cast<long long>(y) * nx + x;  // offset of (x, y) in a plane
+        const bool inXY = b.inX && y < ny;
+        const bool xyInterior = b.xInterior && y >= kRadius && y < ny - kRadius;
+        const long long column = static_cast<long long>(y) * nx + b.x;  // offset of (x, y) in a plane
 
         // This thread's copies: elements tid, tid + kTx * kTy, ... of a plane's buffer, row-major
         // (consecutive threads copy consecutive x: coalesced).
@@ -279,7 +295,7 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
 #pragma unroll
         for (int c = 0; c < kCopies; ++c) {
             const int e = tid + c * kTx * kTy;
-            const int gy = y0 - kRadius + e / kTileW, gx = x0 - kRadius + e % kTileW;
+            const int gy = y0 - kRadius + e / kTileW, gx = b.x0 - kRadius + e % kTileW;
             copyInside[c] = e < kTileW * kTileH && gx >= 0 && gx < nx && gy >= 0 && gy < ny;
             copyAt[c] = copyInside[c] ? static_cast<long long>(gy) * nx + gx : 0;
         }
@@ -289,7 +305,7 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
             for (int c = 0; c < kCopies; ++c) {
                 const int e = tid + c * kTx * kTy;
                 const bool inside = copyInside[c] && z < nz;
-                if (e < kTileW * kTileH) copyAsync(buffer + e, inside ? in + (z * plane + copyAt[c]) : in, inside);
+                if (e < kTileW * kTileH) copyAsync(buffer + e, inside ? in + (z * b.plane + copyAt[c]) : in, inside);
             }
             commitCopies();
         };
@@ -299,19 +315,19 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
         // kPrefetch - 1 into the ring of buffers, and the first kRadius of them into registers.
         float zq[kRing];  // plane p in slot (p - z0 + kRadius) mod kRing
 #pragma unroll
-        for (int k = 0; k < kRadius; ++k) zq[k] = inXY && z0 - kRadius + k >= 0 ? in[(z0 - kRadius + k) * plane + column] : 0.0f;
+        for (int k = 0; k < kRadius; ++k) zq[k] = inXY && b.z0 - kRadius + k >= 0 ? in[(b.z0 - kRadius + k) * b.plane + column] : 0.0f;
 #pragma unroll
-        for (int j = 0; j < kRadius + kPrefetch; ++j) copyPlane(z0 + j);
+        for (int j = 0; j < kRadius + kPrefetch; ++j) copyPlane(b.z0 + j);
         waitCopies<kPrefetch>();
         __syncthreads();
 #pragma unroll
-        for (int k = 0; k < kRadius; ++k) zq[kRadius + k] = own(z0 + k);
+        for (int k = 0; k < kRadius; ++k) zq[kRadius + k] = own(b.z0 + k);
 
-        for (int zRound = z0; zRound < z1; zRound += kRing) {
+        for (int zRound = b.z0; zRound < b.z1; zRound += kRing) {
 #pragma unroll
             for (int s = 0; s < kRing; ++s) {
                 const int z = zRound + s;
-                if (z >= z1) break;  // the same for the whole block: no barrier is left waiting
+                if (z >= b.z1) break;  // the same for the whole block: no barrier is left waiting
                 auto slot = [&](int d) { return (s + kRadius + d) % kRing; };  // of plane z + d
 
                 copyPlane(z + kRadius + kPrefetch);
@@ -326,15 +342,10 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
                     if (xyInterior && z >= kRadius && z < nz - kRadius) {
                         float acc = coefficient(0) * cur;
 #pragma unroll
-                        for (int k = 1; k <= kRadius; ++k)
-                            acc = fmaf(coefficient(k),
-                                       ring(t[ty + kRadius][tx + kRadius - k], t[ty + kRadius][tx + kRadius + k],
-                                            t[ty + kRadius - k][tx + kRadius], t[ty + kRadius + k][tx + kRadius],
-                                            zq[slot(-k)], zq[slot(k)]),
-                                       acc);
+                        for (int k = 1; k <= kRadius; ++k) acc = addTerms(acc, k, t, tx, ty, zq[slot(-k)], zq[slot(k)]);
                         v = acc;
                     }
-                    out[z * plane + column] = v;
+                    out[z * b.plane + column] = v;
                 }
             }
         }

@@ -19,6 +19,10 @@
 //   [SECTION] Kernel             block order, the k-loop pipeline, fragments, epilogue
 //   [SECTION] Split-K finish     the slices' partial sums added, then the epilogue
 
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header). Include it before the template's namespace.
+
 #if 1
 #include <cuda_fp16.h>
 #endif
@@ -28,6 +32,8 @@
 #if 0
 #include <cuda_fp8.h>
 #endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 namespace kx_gemm_mma {
 

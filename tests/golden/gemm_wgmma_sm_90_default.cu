@@ -18,6 +18,10 @@
 //   [SECTION] PTX wrappers     mbarrier, TMA, wgmma, setmaxnreg
 //   [SECTION] Kernel           roles, the producer's loop, the consumers' loop, epilogue
 
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header). Include it before the template's namespace.
+
 #if 1
 #include <cuda_fp16.h>
 #endif
@@ -27,6 +31,8 @@
 #if 0
 #include <cuda_fp8.h>
 #endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 namespace kx_gemm_wgmma {
 
