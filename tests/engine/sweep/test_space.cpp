@@ -43,7 +43,8 @@ TEST_CASE("a --vary option takes listed values, every allowed value, or a range"
     CHECK(parseVary(t, "STAGES").values == std::vector<std::string>{"2", "3", "4", "5", "6"});
     CHECK(parseVary(t, "BN=32,64..128").values == std::vector<std::string>{"32", "64", "128"});
     CHECK(parseVary(t, "BN=64,64,128").values == std::vector<std::string>{"64", "128"});  // no repeats
-    CHECK(parseVary(t, "dtype").values == std::vector<std::string>{"f16", "bf16", "tf32", "i8", "e4m3", "e5m2"});
+    CHECK(parseVary(t, "dtype").values ==
+          std::vector<std::string>{"f16", "bf16", "tf32", "i8", "e4m3", "e5m2", "e4m3_bf16", "e4m3_f32", "e5m2_bf16", "e5m2_f32"});
 
     CHECK_THAT(errorOf([&] { parseVary(t, "XX=1"); }), Catch::Contains("'XX': not a parameter of gemm_mma"));
     CHECK_THAT(errorOf([&] { parseVary(t, "BM=48"); }), Catch::Contains("BM=48 is not allowed: BM must be one of 32, 64, 128, 256"));
