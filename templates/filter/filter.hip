@@ -336,11 +336,11 @@ ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ 
 //
 // partials: one int per tile. status and ticket are unused.
 
-// Grid: one block per tile. partials[tile] = the tile's kept count.
-extern "C" __global__ void __launch_bounds__(kBlock)
-${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
-                       unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
-                       int* __restrict__ partials, ${ctype} threshold, int n) {
+// Both passes over tile blockIdx.x: load it and flag its kept elements; then the upsweep
+// (Down = false) stores their count in partials[tile], the downsweep (Down = true) writes them
+// out from partials[tile].
+template <bool Down>
+__device__ __forceinline__ void sweep(const T* in, T* out, int* partials, T threshold, int n) {
     extern __shared__ __align__(16) unsigned char smemBytes[];
     T* smem = reinterpret_cast<T*>(smemBytes);
     __shared__ int warpTotals[kWarps];
@@ -350,8 +350,23 @@ ${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ o
     const int valid = validInTile(base, n);
     T v[kItems];
     loadTile(in, base, valid, v, smem);
-    const int kept = blockSum(__popc(keptMask(v, valid, threshold)), warpTotals);
-    if (threadIdx.x == 0) partials[tile] = kept;
+    const unsigned int mask = keptMask(v, valid, threshold);
+    if constexpr (!Down) {
+        const int kept = blockSum(__popc(mask), warpTotals);
+        if (threadIdx.x == 0) partials[tile] = kept;
+    } else {
+        int tileKept;
+        const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);
+        writeKept(out, partials[tile], threadOffset, v, mask, smem);
+    }
+}
+
+// Grid: one block per tile. partials[tile] = the tile's kept count.
+extern "C" __global__ void __launch_bounds__(kBlock)
+${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
+                       unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
+                       int* __restrict__ partials, ${ctype} threshold, int n) {
+    sweep<false>(in, out, partials, threshold, n);
 }
 
 // Grid: one block. partials[t] becomes the number of kept elements in tiles 0 .. t-1 (an
@@ -396,17 +411,5 @@ extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_downsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, int* __restrict__ count,
                          unsigned long long* __restrict__ status, unsigned int* __restrict__ ticket,
                          int* __restrict__ partials, ${ctype} threshold, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
-    __shared__ int warpTotals[kWarps];
-
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
-    T v[kItems];
-    loadTile(in, base, valid, v, smem);
-    const unsigned int mask = keptMask(v, valid, threshold);
-    int tileKept;
-    const int threadOffset = blockExclusiveSum(__popc(mask), warpTotals, tileKept);
-    writeKept(out, partials[tile], threadOffset, v, mask, smem);
+    sweep<true>(in, out, partials, threshold, n);
 }

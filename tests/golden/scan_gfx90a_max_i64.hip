@@ -452,10 +452,10 @@ scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_lookback(const long lon
 //
 // partials: one T per tile. status and ticket are unused.
 
-// Grid: one block per tile. partials[tile] = the tile's total.
-extern "C" __global__ void __launch_bounds__(kBlock)
-scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_upsweep(const long long* __restrict__ in, long long* __restrict__ out, unsigned long long* __restrict__ status,
-                       unsigned int* __restrict__ ticket, long long* __restrict__ partials, int n) {
+// Both passes over tile blockIdx.x: load it; then the upsweep (Down = false) stores its total
+// in partials[tile], the downsweep (Down = true) rescans it from offset partials[tile].
+template <bool Down>
+__device__ __forceinline__ void sweep(const T* in, T* out, T* partials, int n) {
     extern __shared__ __align__(16) unsigned char smemBytes[];
     T* smem = reinterpret_cast<T*>(smemBytes);
     __shared__ T warpTotals[kWarps];
@@ -463,12 +463,27 @@ scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_upsweep(const long long
     const ScanOp op{};
     const long long tile = blockIdx.x;
     const long long base = tile * kTile;
+    const int valid = validInTile(base, n);
     T v[kItems];
-    // Only the total matters here, and it does not depend on which thread holds which element,
-    // but the load is the same as the downsweep's so that both add in the same order.
-    loadTile(in, base, validInTile(base, n), v, ScanOp::identity(), smem);
-    const T total = blockReduce(threadReduce(v, op), ScanOp::identity(), op, warpTotals);
-    if (threadIdx.x == 0) partials[tile] = total;
+    // The upsweep needs only the total, which does not depend on which thread holds which
+    // element, but it loads as the downsweep does so that both add in the same order.
+    loadTile(in, base, valid, v, ScanOp::identity(), smem);
+    if constexpr (!Down) {
+        const T total = blockReduce(threadReduce(v, op), ScanOp::identity(), op, warpTotals);
+        if (threadIdx.x == 0) partials[tile] = total;
+    } else {
+        T blockTotal;
+        const T threadPrefix = blockExclusiveScan(threadReduce(v, op), ScanOp::identity(), op, warpTotals, blockTotal);
+        threadScan(v, op(partials[tile], threadPrefix));
+        storeTile(out, base, valid, v, smem);
+    }
+}
+
+// Grid: one block per tile. partials[tile] = the tile's total.
+extern "C" __global__ void __launch_bounds__(kBlock)
+scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_upsweep(const long long* __restrict__ in, long long* __restrict__ out, unsigned long long* __restrict__ status,
+                       unsigned int* __restrict__ ticket, long long* __restrict__ partials, int n) {
+    sweep<false>(in, out, partials, n);
 }
 
 // Grid: one block. partials[t] becomes the combination of the totals of tiles 0 .. t-1 (an
@@ -510,18 +525,5 @@ scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_spine(const long long* 
 extern "C" __global__ void __launch_bounds__(kBlock)
 scan_inclusive_max_i64_lookback_b128_i24_transpose_d2000_downsweep(const long long* __restrict__ in, long long* __restrict__ out, unsigned long long* __restrict__ status,
                          unsigned int* __restrict__ ticket, long long* __restrict__ partials, int n) {
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    T* smem = reinterpret_cast<T*>(smemBytes);
-    __shared__ T warpTotals[kWarps];
-
-    const ScanOp op{};
-    const long long tile = blockIdx.x;
-    const long long base = tile * kTile;
-    const int valid = validInTile(base, n);
-    T v[kItems];
-    loadTile(in, base, valid, v, ScanOp::identity(), smem);
-    T blockTotal;
-    const T threadPrefix = blockExclusiveScan(threadReduce(v, op), ScanOp::identity(), op, warpTotals, blockTotal);
-    threadScan(v, op(partials[tile], threadPrefix));
-    storeTile(out, base, valid, v, smem);
+    sweep<true>(in, out, partials, n);
 }
