@@ -199,16 +199,26 @@ int compile(const Context& ctx, const CompileArgs& args) {
                                                : lineMapText(map, prepared.source, result.ptx, sass ? &*sass : nullptr));
     } else {
         const SizeMap sizes = v.tmpl->defaultSizes();
-        const LaunchGeometry launch = v.tmpl->launch(v.config, *v.arch, sizes);
+        const LaunchGeometry primary = v.tmpl->launch(v.config, *v.arch, sizes);
+        const std::vector<LaunchStep> steps = v.tmpl->launches(v.config, *v.arch, sizes);
+        // Each kernel's own launch (block and dynamic shared memory differ between a template's
+        // kernels); the primary's for a kernel that no launch names.
+        const auto launchOf = [&](const std::string& function) -> const LaunchGeometry& {
+            for (const LaunchStep& s : steps)
+                if (s.kernel == function) return s.geometry;
+            return primary;
+        };
         std::string text;
         if (args.json) {
             nlohmann::json kernels = nlohmann::json::array();
-            for (const KernelResources& k : result.kernels)
+            for (const KernelResources& k : result.kernels) {
+                const LaunchGeometry& launch = launchOf(k.function);
                 kernels.push_back({{"function", k.function}, {"registers", k.registers}, {"static_smem_bytes", k.sharedBytes},
                                    {"dynamic_smem_bytes", launch.dynamicSmemBytes}, {"constant_bytes", k.constantBytes},
                                    {"stack_frame_bytes", k.stackFrameBytes}, {"spill_store_bytes", k.spillStoreBytes},
                                    {"spill_load_bytes", k.spillLoadBytes}, {"barriers", k.barriers},
                                    {"threads_per_block", launch.threadsPerBlock()}});
+            }
             nlohmann::json doc = {{"variant", prepared.name}, {"arch", v.arch->name}, {"compiler", result.compilerVersion},
                                   {"compile_ms", result.compileMs}, {"from_cache", result.fromCache}, {"kernels", kernels},
                                   {"flags", v.config.flags.canonical()}};
@@ -218,6 +228,8 @@ int compile(const Context& ctx, const CompileArgs& args) {
             text = fmt::format("{} for {} ({}{})\n", prepared.name, v.arch->name, result.compilerVersion,
                                result.fromCache ? ", cached" : fmt::format(", {:.0f} ms", result.compileMs));
             for (const KernelResources& k : result.kernels) {
+                const LaunchGeometry& launch = launchOf(k.function);
+                if (result.kernels.size() > 1) text += fmt::format("  {}\n", k.function);
                 text += fmt::format("  registers        {} per thread\n", k.registers);
                 text += fmt::format("  shared memory    {} bytes static + {} bytes dynamic\n", k.sharedBytes, launch.dynamicSmemBytes);
                 text += fmt::format("  threads/block    {}\n", launch.threadsPerBlock());

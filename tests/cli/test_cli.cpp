@@ -71,6 +71,22 @@ TEST_CASE("kx compile emits PTX and the resource report", "[cli]") {
     REQUIRE(j.exitCode == 0);
     CHECK(j.out.find("\"registers\"") != std::string::npos);
 
+    // A template of several kernels: each named, with its own launch's shared memory (radix_sort's
+    // histogram takes a count per digit of every pass, 4 x 256 x 4 bytes; its pass, the tile).
+    const Outcome several = runKx("compile radix_sort --arch sm_90 --emit resources");
+    REQUIRE(several.exitCode == 0);
+    const auto block = [&](const std::string& kernel) {  // the report's lines for one kernel
+        const std::size_t at = several.out.find(kernel + "\n");
+        if (at == std::string::npos) return std::string();
+        const std::size_t next = several.out.find("  radix_sort_", at + kernel.size());
+        return several.out.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    };
+    const std::string histogram = block("_histogram"), pass = block("_onesweep");
+    INFO(several.out);
+    CHECK(histogram.find("+ 4096 bytes dynamic") != std::string::npos);
+    CHECK(pass.find("bytes dynamic") != std::string::npos);
+    CHECK(pass.find("+ 4096 bytes dynamic") == std::string::npos);
+
     const Outcome p = runKx("compile gemm --arch sm_120 --set BM=64 --emit ptx");
     REQUIRE(p.exitCode == 0);
     CHECK(p.out.find(".target sm_120") != std::string::npos);
