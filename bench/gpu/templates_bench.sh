@@ -21,7 +21,10 @@ for t in "${templates[@]}"; do
   run "$t" "default"
   case $t in
     radix_sort)
-      for cfg in MIN_BLOCKS=2 MIN_BLOCKS=3 "MIN_BLOCKS=3,ITEMS=12" "MIN_BLOCKS=2,ITEMS=12"; do run "$t" "$cfg" --set "$cfg"; done ;;
+      for cfg in LOOKBACK=1 LOOKBACK=4 LOOKBACK=16 MIN_BLOCKS=3 MIN_BLOCKS=4 ITEMS=12 "MIN_BLOCKS=4,ITEMS=12" "MIN_BLOCKS=4,LOOKBACK=16" \
+                 "BLOCK=512,MIN_BLOCKS=2" "BLOCK=384,ITEMS=16,MIN_BLOCKS=3" "BLOCK=128,ITEMS=16" rank=ballot "rank=ballot,MIN_BLOCKS=4" BITS=7 \
+                 sort=pairs "sort=pairs,ITEMS=12" "sort=pairs,MIN_BLOCKS=4" "sort=pairs,rank=ballot,MIN_BLOCKS=4" algorithm=classic; do
+        run "$t" "$cfg" --set "$cfg"; done ;;
     stencil)
       for cfg in "TX=32,TY=4" "TX=64,TY=4" "TX=32,TY=8" "TX=128,TY=4" "TX=64,TY=16" "TX=128,TY=8" \
                  "strategy=naive" "order=2" "order=2,strategy=naive" "order=2,TX=32,TY=8" "order=2,PREFETCH=2" \

@@ -78,6 +78,18 @@ bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
     return true;
 }
 
+// Runs each config (the default with the given values) at each size; returns how many were valid.
+int runEvery(const Template& t, const std::vector<std::vector<std::pair<std::string, std::string>>>& configs,
+             const std::vector<SizeMap>& sizes) {
+    int ran = 0;
+    for (const auto& values : configs) {
+        const Config config = t.withValues(t.defaultConfig(), {values.begin(), values.end()});
+        for (const SizeMap& s : sizes)
+            if (runChecked(t, config, s)) ++ran;
+    }
+    return ran;
+}
+
 // KX_GPU_TEMPLATES=scan,filter limits the walk (for a quick look at one template).
 bool selected(const std::string& id) {
     const char* only = std::getenv("KX_GPU_TEMPLATES");
@@ -352,13 +364,7 @@ TEST_CASE("gemm_wgmma: swapped operands and narrow tiles", "[gpu][templates][gem
         {{"BN", "64"}, {"dtype", "i8"}},
         {{"BN", "16"}, {"STORE", "direct"}, {"dtype", "bf16"}, {"SPLITK", "2"}, {"d0", "bias"}},
     };
-    int ran = 0;
-    for (const auto& values : configs) {
-        const Config config = t->withValues(t->defaultConfig(), {values.begin(), values.end()});
-        for (const SizeMap& s : sizes)
-            if (runChecked(*t, config, s)) ++ran;
-    }
-    CHECK(ran == static_cast<int>(configs.size() * sizes.size()));
+    CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
 }
 
 // fp8 operands with a bf16 or f32 C (and D0) on both tensor-core paths: every new dtype plain and
@@ -412,4 +418,31 @@ TEST_CASE("gemm_wgmma: every activation, D0 and scaling", "[gpu][templates][gemm
                     if (runChecked(*t, config, s)) ++ran;
             }
     CHECK(ran == 7 * 3 * 2 * 2);
+}
+
+// radix_sort's one-sweep: the histogram and the decoupled look-back across tiles, with keys and
+// pairs, every digit width (BITS 5 and 7 leave a short last digit), both rankings, a block with
+// fewer threads than digits (two digits a thread in the per-digit steps), a block whose warps'
+// offsets outgrow the tile, one and sixteen tiles per look-back load, and a tile count in the
+// thousands, at the awkward sizes and at a whole number of tiles.
+TEST_CASE("radix_sort: one-sweep with every digit width and block shape and both rankings", "[gpu][templates][radix_sort]") {
+    const Template* t = fixture().templates.find("radix_sort").get();
+    REQUIRE(t);
+    std::vector<SizeMap> sizes = t->testSizes();
+    sizes.push_back({{"n", 4096 * 1000}});
+    const std::vector<std::vector<std::pair<std::string, std::string>>> configs = {
+        {{"BITS", "4"}},
+        {{"BITS", "5"}, {"sort", "pairs"}},
+        {{"BITS", "6"}, {"rank", "match"}},
+        {{"BITS", "7"}},
+        {{"sort", "pairs"}},
+        {{"rank", "match"}, {"sort", "pairs"}},
+        {{"BLOCK", "128"}, {"ITEMS", "8"}},
+        {{"BLOCK", "384"}, {"ITEMS", "24"}, {"MIN_BLOCKS", "2"}},
+        {{"BLOCK", "1024"}, {"ITEMS", "4"}, {"MIN_BLOCKS", "1"}, {"sort", "pairs"}},
+        {{"LOOKBACK", "1"}, {"MIN_BLOCKS", "1"}},
+        {{"LOOKBACK", "16"}},
+        {{"algorithm", "classic"}, {"sort", "pairs"}, {"BITS", "5"}},
+    };
+    CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
 }

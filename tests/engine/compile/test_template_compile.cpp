@@ -145,6 +145,41 @@ TEST_CASE("the primary launch is the marked one, else the first that runs", "[te
     CHECK(kernelOf("scan", {{"algo", "rts"}}) == "_upsweep");  // the look-back kernel does not run
 }
 
+// radix_sort's one-sweep runs a histogram and one launch per pass, with look-back words for every
+// tile; its 30-bit look-back counts cannot hold 2^30 keys or more, and there the sequence is the
+// classic one's (three launches a pass) with the classic count array, whatever the config says.
+TEST_CASE("radix_sort's launch sequence: one-sweep below 2^30 keys, the classic steps from there", "[templates][shipped]") {
+    const auto t = library().find("radix_sort");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90");
+    REQUIRE(arch);
+    const Config config = t->defaultConfig();
+    REQUIRE(config.at("algorithm") == "onesweep");
+    const auto repeats = [&](long long n) {
+        std::map<std::string, long long> r;
+        for (const LaunchStep& s : t->launches(config, *arch, {{"n", n}})) r[s.kernel.substr(s.kernel.rfind('_') + 1)] = s.repeat;
+        return r;
+    };
+    const auto elements = [&](long long n, const std::string& arg) {
+        for (const ResolvedArg& a : t->resolveArgs(config, *arch, {{"n", n}}))
+            if (a.name == arg) return a.count;
+        FAIL("no argument " << arg);
+        return 0LL;
+    };
+    const long long small = (1LL << 30) - 1, large = 1LL << 30;
+    CHECK(repeats(small) == std::map<std::string, long long>{{"step", 0}, {"histogram", 1}, {"onesweep", 4}});
+    CHECK(repeats(large) == std::map<std::string, long long>{{"step", 12}, {"histogram", 0}, {"onesweep", 0}});
+    const long long tile = 256 * 16;
+    CHECK(elements(small, "lookback") == 4 * ((small + tile - 1) / tile) * 256);
+    CHECK(elements(large, "lookback") == 1);
+    CHECK(elements(small, "counts") == 1);
+    CHECK(elements(large, "counts") == 256 * 4096);
+    CHECK(t->launch(config, *arch, {{"n", small}}).kernel == t->configName(config) + "_onesweep");
+    CHECK(t->launch(config, *arch, {{"n", large}}).kernel == t->configName(config) + "_step");
+    const Config classic = t->withValues(config, {{"algorithm", "classic"}});
+    CHECK(t->launches(classic, *arch, {{"n", small}})[0].repeat == 12);
+}
+
 // A persistent launch is the manifest's to ask for, per config: the runner caps the grid.
 TEST_CASE("gemm_wgmma's launch is persistent exactly when PERSISTENT is 1", "[templates][shipped]") {
     const auto t = library().find("gemm_wgmma");
