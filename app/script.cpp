@@ -211,8 +211,10 @@ bool ScriptRunner::stepTiles(const ScriptCommand& c, ExplorerApp& app) {
         } else {
             const engine::WaveModel& w = scene->waves;
             const long long count = scene->kind == engine::TileScene::Kind::Gemm ? g.tiles : scene->blocks.tiles;
-            std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers)\n", scene->configName, count,
-                                     w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource);
+            const std::string matrix =
+                scene->kind == engine::TileScene::Kind::Gemm ? fmt::format("; computes {} {} x {}", g.cName, g.m, g.n) : std::string();
+            std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers){}\n", scene->configName,
+                                     count, w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource, matrix);
         }
     } else if (c.argument == "export") {
         const std::filesystem::path file(c.values[0].first);

@@ -39,7 +39,9 @@ void TileView::drawBlockGrid(const Rect& r) {
     const std::string waves = w.tailBlocks > 0 ? fmt::format("{} waves of {} ({} SMs x {}), tail {} blocks", w.waves, w.capacity, w.smCount,
                                                              w.occupancy.blocksPerSm, w.tailBlocks)
                                                : fmt::format("{} full wave(s) of {} ({} SMs x {})", w.waves, w.capacity, w.smCount, w.occupancy.blocksPerSm);
-    const Rect a = panel(r, fmt::format("C {} x {}: {} block tiles of {} x {}", g.m, g.n, g.tiles, g.blockM, g.blockN), order + "; " + waves);
+    // A kernel that swaps the operands computes C^T: say so, rows and columns being C's columns and rows.
+    const std::string computed = g.transposed ? "C^T (operands swapped: C^T = B A^T)" : "C";
+    const Rect a = panel(r, fmt::format("{} {} x {}: {} block tiles of {} x {}", computed, g.m, g.n, g.tiles, g.blockM, g.blockN), order + "; " + waves);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float legendH = ImGui::GetTextLineHeightWithSpacing() + 4;
     // Draw C to scale; a grid too fine to see is drawn in groups of tiles (each the colour of its first).
@@ -68,8 +70,8 @@ void TileView::drawBlockGrid(const Rect& r) {
             if (stride == 1 && p1.y - p0.y >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(id), inkOn(fill));
             if (m_canvasHovered && inside(mouse, p0, p1)) {
                 const long long block = g.blockOfId(id), wave = s.waveOfTile(id);
-                hoverText(fmt::format("block tile ({}, {})  raster id {}\nrows {}..{}, columns {}..{} of C\nblock {}, SM {}, wave {}{}", i, j, id,
-                                      t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, block, s.smOfTile(id), wave,
+                hoverText(fmt::format("block tile ({}, {})  raster id {}\nrows {}..{}, columns {}..{} of {}\nblock {}, SM {}, wave {}{}", i, j, id,
+                                      t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, g.cName, block, s.smOfTile(id), wave,
                                       w.inTail(block) ? " (the tail)" : ""));
                 if (m_clicked) m_tiles.selectTile(id);
             }
@@ -117,8 +119,8 @@ void TileView::drawBlock(const Rect& r) {
     const engine::TileRect tile = g.tileRect(tm, tn);
     const char* unit = g.warpThreads == 128 ? "warpgroups" : "warps";
     const Rect a = panel(r, fmt::format("Block tile ({}, {}): {} x {} {} of {} x {}", tm, tn, g.warpsM, g.warpsN, unit, g.warpM, g.warpN),
-                         fmt::format("rows {}..{}, columns {}..{} of C; {} threads; click a {} to see it below", tile.row0,
-                                     tile.row0 + tile.rows - 1, tile.col0, tile.col0 + tile.cols - 1, s.threadsPerBlock,
+                         fmt::format("rows {}..{}, columns {}..{} of {}; {} threads; click a {} to see it below", tile.row0,
+                                     tile.row0 + tile.rows - 1, tile.col0, tile.col0 + tile.cols - 1, g.cName, s.threadsPerBlock,
                                      g.warpThreads == 128 ? "warpgroup" : "warp"));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float bandH = g.producerThreads > 0 ? ImGui::GetTextLineHeight() + 10 : 0.0f;
@@ -128,7 +130,7 @@ void TileView::drawBlock(const Rect& r) {
     if (g.producerThreads > 0) {
         const ImVec2 p0(o.x, a.min.y), p1(o.x + static_cast<float>(g.blockN) * scale, a.min.y + bandH - 4);
         dl->AddRectFilled(p0, p1, withAlpha(pal.textFaint, 0.6f), 3.0f);
-        centredText(dl, p0, p1, fmt::format("producer: {} threads issue the TMA loads, own no C", g.producerThreads), pal.text);
+        centredText(dl, p0, p1, fmt::format("producer: {} threads issue the TMA loads, own no {}", g.producerThreads, g.cName), pal.text);
     }
     for (const engine::WarpTile& w : g.warps) {
         if (w.producer) continue;
@@ -140,10 +142,10 @@ void TileView::drawBlock(const Rect& r) {
         centredText(dl, p0, p1, fmt::format("{} {}", g.warpThreads == 128 ? "wg" : "w", w.index), inkOn(fill));
         if (w.index == m_tiles.selectedWarp()) dl->AddRect(p0, p1, pal.text, 0, 0, 2.0f);
         if (m_canvasHovered && inside(mouse, p0, p1)) {
-            hoverText(fmt::format("{} {} ({}, {})\nrows {}..{}, columns {}..{} of the block\nrows {}..{}, columns {}..{} of C", unit, w.index,
+            hoverText(fmt::format("{} {} ({}, {})\nrows {}..{}, columns {}..{} of the block\nrows {}..{}, columns {}..{} of {}", unit, w.index,
                                   w.warpM, w.warpN, w.rect.row0, w.rect.row0 + w.rect.rows - 1, w.rect.col0, w.rect.col0 + w.rect.cols - 1,
                                   tile.row0 + w.rect.row0, tile.row0 + w.rect.row0 + w.rect.rows - 1, tile.col0 + w.rect.col0,
-                                  tile.col0 + w.rect.col0 + w.rect.cols - 1));
+                                  tile.col0 + w.rect.col0 + w.rect.cols - 1, g.cName));
             if (m_clicked) m_tiles.selectWarp(w.index);
         }
     }

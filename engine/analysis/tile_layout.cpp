@@ -284,6 +284,23 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
         g.smem.push_back(smemOperand(v, "B", "k", "n", g.blockK, g.blockN, v.integer("b_pad", 0), g.elemBytes, swizzled));
     g.stageBytes = g.smem[0].bytes + g.smem[1].bytes;
     g.launchSmemBytes = launch.dynamicSmemBytes;
+    if (v.integer("transposed", 0) != 0) {  // C^T = B * A^T: the operands trade places
+        g.transposed = true;
+        g.cName = "C^T";
+        // Named in C's terms: the computed matrix's rows run over C's n, its columns over C's m.
+        const auto rename = [&](std::string& name) { name = name == "C" ? g.cName : name == "A" ? "B" : name == "B" ? "A" : name; };
+        const auto axis = [](std::string& label) { label = label == "m" ? "n" : label == "n" ? "m" : label; };
+        for (FragmentPiece& p : g.pieces) {
+            rename(p.name);
+            axis(p.rowsLabel);
+            axis(p.colsLabel);
+        }
+        for (SmemOperand& o : g.smem) {
+            rename(o.name);
+            axis(o.rowsLabel);
+            axis(o.colsLabel);
+        }
+    }
     if (g.stages * g.stageBytes > launch.dynamicSmemBytes + req.staticSmemBytes)
         v.fail(fmt::format("{} stages of {} bytes do not fit the launch's {} bytes of dynamic shared memory", g.stages, g.stageBytes,
                            launch.dynamicSmemBytes));

@@ -108,6 +108,11 @@ struct KStep {
 };
 
 struct GemmLayout {
+    // The matrix the kernel computes: C, or C^T when it swaps the operands (C^T = B * A^T, so that
+    // a skinny M becomes the MMA's N): then its rows are C's columns, the rows' operand is B and
+    // the columns' operand A, and m, n below are the computed matrix's rows and columns.
+    bool transposed = false;
+    std::string cName = "C";
     long long m = 0, n = 0, k = 0;
     int blockM = 0, blockN = 0, blockK = 0;
     long long blocksM = 0, blocksN = 0, tiles = 0;

@@ -78,6 +78,22 @@ TEST_CASE("gui: the Tiles view follows the live config and exports its drawing",
     CHECK(drawing.tail > 1000);
 }
 
+// gemm_wgmma with its operands swapped computes C^T = B A^T: the view says C^T, and its rows are
+// C's columns.
+TEST_CASE("gui: the Tiles view draws C^T for swapped operands", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles_swap");
+    const fs::path shot = dir.path / "swapped.png";
+    const fs::path script = writeScript(dir, "template gemm_wgmma\narch sm_90a\nwait-compile\ntiles open\ntiles print\n"
+                                             "set SWAP_AB=1 STORE=direct BN=64\nwait-compile\ntiles print\nscreenshot " + shot.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("; computes C 4096 x 4096"));
+    CHECK_THAT(r.stderrText, Catch::Contains("_direct_swap1: 2048 tiles") && Catch::Contains("; computes C^T 4096 x 4096"));
+    CHECK(readPng(shot).distinct > 200);
+}
+
 TEST_CASE("gui: a template without a tile view says so, and bad tiles commands name the line", "[app][gui][tiles]") {
     requirePrerequisites();
     TempDir dir("tiles_none");

@@ -281,6 +281,29 @@ TEST_CASE("tile layout: wgmma warpgroups, fragments and 128-byte swizzle", "[til
     for (int r = 0; r < 8; ++r) CHECK(g.smem[0].positionOf(r, 0) == r * 8 + r);
 }
 
+// With SWAP_AB the kernel computes C^T = B A^T: the scene draws C^T (N rows, M columns), the
+// rows' operand in shared memory is B, and rows and columns are named in C's terms.
+TEST_CASE("tile layout: gemm_wgmma with swapped operands draws C^T", "[tile_layout]") {
+    const TileScene plain = scene("gemm_wgmma", "sm_90a", {{"BN", "64"}}, {{"M", 64}, {"N", 4096}, {"K", 4096}}, std::nullopt);
+    CHECK_FALSE(plain.gemm.transposed);
+    CHECK(plain.gemm.cName == "C");
+    CHECK(plain.gemm.m == 64);
+    CHECK(plain.gemm.smem[0].name == "A");
+    const TileScene s = scene("gemm_wgmma", "sm_90a", {{"SWAP_AB", "1"}, {"STORE", "direct"}, {"BN", "64"}}, {{"M", 64}, {"N", 4096}, {"K", 4096}}, std::nullopt);
+    const GemmLayout& g = s.gemm;
+    CHECK(g.transposed);
+    CHECK(g.cName == "C^T");
+    CHECK(g.m == 4096);
+    CHECK(g.n == 64);
+    REQUIRE(g.smem.size() == 2);
+    CHECK(g.smem[0].name == "B");
+    CHECK(g.smem[1].name == "A");
+    CHECK(g.smem[0].rowsLabel == "n");  // B's rows run over C's columns
+    CHECK(g.smem[1].rowsLabel == "m");
+    REQUIRE_FALSE(g.pieces.empty());
+    CHECK(g.pieces[0].name == "C^T");
+}
+
 TEST_CASE("tile layout: 1-D block tiles of reduce and scan", "[tile_layout]") {
     // reduce: 256 threads x 4 items x 4-wide vectors = 4096 elements per step; the grid is
     // capped at 262144 / 256 = 1024 blocks, so each walks 2^26 / (1024 x 4096) = 16 steps.
