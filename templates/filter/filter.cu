@@ -163,14 +163,7 @@ constexpr unsigned int kInvalid = 0;     // nothing published yet (status is zer
 constexpr unsigned int kAggregate = 1;   // the tile's own count
 constexpr unsigned int kInclusive = 2;   // the count up to the tile's end
 
-__device__ __forceinline__ unsigned long long loadRelaxed(const unsigned long long* p) {
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void storeRelaxed(unsigned long long* p, unsigned long long v) {
-    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+#include "common/gpu_scope_atomics.cuh"
 
 __device__ __forceinline__ void publish(unsigned long long* status, long long tile, unsigned int flag, int count) {
     storeRelaxed(status + tile, (static_cast<unsigned long long>(flag) << 32) | static_cast<unsigned int>(count));

@@ -400,12 +400,7 @@ constexpr unsigned kLookbackTile = 1u << 30;      // the count of digit d in til
 constexpr unsigned kLookbackPrefix = 2u << 30;    // the first output slot of digit d after tile t
 constexpr unsigned kLookbackCount = (1u << 30) - 1;
 
-__device__ __forceinline__ unsigned loadRelaxed(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void storeRelaxed(unsigned* p, unsigned v) { asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); }
+#include "common/gpu_scope_atomics.cuh"
 
 // The first output slot of digit d in tile `tile` (> 0): walks back from the tile before,
 // adding tile counts until a tile that published its prefix. The walk is often a dozen tiles
