@@ -172,6 +172,19 @@ bool TutorialModel::stepOp(const ActionOp& op) {
             }
             return true;
         case ActionOp::Kind::Set: setValues(op.values); return true;
+        case ActionOp::Kind::Size: {
+            // The Run panel's problem sizes, as a learner would type them there.
+            const auto tmpl = m_model.currentTemplate();
+            if (!tmpl) {
+                stopAction("no template to set sizes of");
+                return true;
+            }
+            tmpl->withSizes(op.values);  // throws InputError on a size the template lacks, as the file check does
+            RunModel& runs = m_model.runs();
+            if (runs.sizesTemplate() != tmpl->id()) runs.resetSizes(*tmpl);
+            for (const auto& [name, value] : op.values) runs.sizeText()[name] = value;
+            return true;
+        }
         case ActionOp::Kind::Open:
             if (m_hooks.openView && !m_hooks.openView(op.view)) stopAction("no view named '" + op.view + "'");
             return true;

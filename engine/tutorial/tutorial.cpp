@@ -128,6 +128,10 @@ ActionOp parseOp(const fs::path& file, const XMLElement* e) {
         allowAttributes(file, e, {"values"});
         op.kind = ActionOp::Kind::Set;
         op.values = assignments(file, op.line, requiredAttr(file, e, "values"));
+    } else if (name == "size") {
+        allowAttributes(file, e, {"values"});
+        op.kind = ActionOp::Kind::Size;
+        op.values = assignments(file, op.line, requiredAttr(file, e, "values"));
     } else if (name == "open") {
         allowAttributes(file, e, {"view"});
         op.kind = ActionOp::Kind::Open;
@@ -146,7 +150,7 @@ ActionOp parseOp(const fs::path& file, const XMLElement* e) {
         op.a = assignments(file, op.line, requiredAttr(file, e, "a"));
         op.b = assignments(file, op.line, requiredAttr(file, e, "b"));
     } else {
-        fail(file, op.line, "unknown action '" + name + "' (select, set, open, run, compare)");
+        fail(file, op.line, "unknown action '" + name + "' (select, set, size, open, run, compare)");
     }
     return op;
 }
@@ -428,6 +432,15 @@ std::vector<StepTarget> stepTargets(const Tutorial& tutorial, const TemplateLibr
                     requireValid(op.line, apply(op.line, op.a));
                     config = apply(op.line, op.b);
                     requireValid(op.line, config);
+                    break;
+                case ActionOp::Kind::Size:
+                    // The names must be the template's sizes and the values within their limits.
+                    if (!tmpl) fail(file, op.line, "sizes are set before any <select template=\"...\"/>");
+                    try {
+                        tmpl->withSizes(op.values);
+                    } catch (const InputError& e) {
+                        fail(file, op.line, e.what());
+                    }
                     break;
                 case ActionOp::Kind::Run:
                     if (!tmpl) fail(file, op.line, "<run/> before any <select template=\"...\"/>");

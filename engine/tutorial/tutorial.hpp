@@ -41,11 +41,11 @@ class ArchDatabase;
 // [SECTION] Actions
 
 struct ActionOp {
-    enum class Kind { Select, Set, Open, Run, Compare };
+    enum class Kind { Select, Set, Size, Open, Run, Compare };
     Kind kind = Kind::Select;
     std::string templateId;                     // Select: may be empty (arch only)
     std::string arch;                           // Select: may be empty (template only)
-    std::map<std::string, std::string> values;  // Set
+    std::map<std::string, std::string> values;  // Set: parameters; Size: problem sizes (the Run panel's)
     std::string view;                           // Open: "source", "ptx", "log", or a view's title
     std::map<std::string, std::string> a, b;    // Compare: the two configs, over the current one
     int line = 0;

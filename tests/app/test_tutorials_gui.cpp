@@ -101,6 +101,23 @@ TEST_CASE("gui: every tutorial plays through, and each checkpoint that needs no 
     }
 }
 
+// A <size> action sets the Run panel's problem sizes: the tensor-core tutorial's decode step
+// (its fifth) leaves M = 16, and the Tiles view then draws the swapped kernel's C^T, 8192 x 16.
+TEST_CASE("gui: a tutorial action sets the problem size", "[app][gui][tutorial]") {
+    requirePrerequisites();
+    TempDir dir("tutorial_size");
+    const std::string script = "session " + (dir.path / "size.kxs").string() +
+                               "\ntutorial open tensor_cores\ntutorial next\ntutorial next\ntutorial next\ntutorial next\n"
+                               "tutorial action 1\nwait-compile\ntiles open\ntiles print\n";
+    const RunResult r = runApp(dir, "--script '" + writeScript(dir, script).string() + "' --screenshot '" + (dir.path / "end.png").string() +
+                                        "' --frames 2",
+                               privateEnv(dir));
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.stderrText.find("_swap1: ") != std::string::npos);
+    CHECK(r.stderrText.find("; computes C^T 8192 x 16") != std::string::npos);
+}
+
 TEST_CASE("gui: a first run offers the first tutorial, and the answer is remembered", "[app][gui][tutorial]") {
     requirePrerequisites();
     TempDir dir("tutorial_welcome");

@@ -213,6 +213,13 @@ TEST_CASE("step targets follow the actions and reject what the templates refuse"
     CHECK(targetError(R"(<action label="x"><select template="map"/><set values="VEC=3"/></action>)").find("tutorial.xml:3:") != std::string::npos);
     CHECK(targetError(R"(<action label="x"><select template="map"/><set values="NOPE=3"/></action>)").find("NOPE") != std::string::npos);
     CHECK(targetError(R"(<action label="x"><set values="VEC=4"/></action>)").find("before any <select") != std::string::npos);
+    // Problem sizes: the template's own, whole numbers, within their minimum.
+    CHECK(targetError(R"(<action label="x"><select template="map"/><size values="n=1000"/></action>)").empty());
+    CHECK(targetError(R"(<action label="x"><select template="map"/><size values="M=16"/></action>)")
+              .find("tutorial.xml:3: 'M' is not a problem size of map (sizes: n)") != std::string::npos);
+    CHECK(targetError(R"(<action label="x"><select template="map"/><size values="n=1e3"/></action>)").find("is not an integer") !=
+          std::string::npos);
+    CHECK(targetError(R"(<action label="x"><size values="n=4"/></action>)").find("sizes are set before any <select") != std::string::npos);
     // A config that breaks a constraint names it: 8 floats are 32 bytes, over the 16-byte load.
     CHECK(targetError(R"(<action label="x"><select template="map"/><set values="VEC=8"/></action>)").find("the widest load is 16 bytes") !=
           std::string::npos);
