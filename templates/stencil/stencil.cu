@@ -15,13 +15,14 @@
 //   order 2:  C0 = -6,      C1 = 1
 //   order 8:  C0 = -205/24, C1 = 8/5, C2 = -1/5, C3 = 8/315, C4 = -1/560
 // The CPU reference (engine/run/references/stencil.cpp) uses the same fp32 values in float64.
-// Strategy: ${strategy}; block ${TX} x ${TY} threads; smem_zmarch prefetches ${PREFETCH} planes.
+// Strategy: ${strategy}; block ${THREADS} threads for a ${TX} x ${TY} tile; ${PREFETCH} planes ahead.
 //
 // Index
 //   [SECTION] Configuration   sizes and coefficients
 //   [SECTION] naive           one thread per point, every tap from global memory
 //   [SECTION] smem_zmarch     x-y tile in shared memory, z-neighbours in registers
 //   [SECTION] smem_async      the same march, planes copied ahead into shared memory with cp.async
+//   [SECTION] smem_vec4       the async march with 16-byte copies and four points per thread
 //   [SECTION] Kernel
 
 // A named namespace rather than an anonymous one: NVRTC would warn about every helper this
@@ -31,16 +32,19 @@ namespace kx_stencil {
 // [SECTION] Configuration
 
 constexpr int kRadius = ${RADIUS};
-constexpr int kTx = ${TX};             // threads (points) per block along x
+constexpr int kTx = ${TX};             // points per block along x (smem_vec4: kTx / 4 threads)
 constexpr int kTy = ${TY};             // threads (points) per block along y
 constexpr bool kZmarch = ${zmarch} != 0;
 constexpr bool kAsync = ${async_copy} != 0;  // smem_async (sm_80 and later)
 constexpr int kPrefetch = ${PREFETCH};  // smem_zmarch: planes loaded ahead of need
+constexpr int kVec = ${VEC};             // points per thread along x: 4 for smem_vec4
+constexpr int kThreads = kTx / kVec * kTy;
 
 static_assert(kRadius == 1 || kRadius == 4, "order 2 (radius 1) or order 8 (radius 4)");
 static_assert(!kZmarch || (kTx >= kRadius && kTy >= kRadius), "the first kRadius threads along each axis load the halo");
 static_assert(kPrefetch >= 0, "a queue cannot be shorter than the stencil");
 static_assert(!kAsync || kZmarch, "smem_async is a z-march");
+static_assert(kVec == 1 || (kVec == 4 && kAsync && kTx % 4 == 0), "four points a thread only in the async march");
 
 // Ck, the weight of the neighbours at distance k (C0: the centre).
 __device__ __forceinline__ constexpr float coefficient(int k) {
@@ -356,17 +360,212 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
     }
 }
 
+// [SECTION] smem_vec4
+//
+// asyncMarch with four points per thread along x, for fewer instructions per point: each
+// instruction of the march (copy, shared load, global store) now moves 16 bytes instead of 4.
+// A plane's buffer starts 4 points left of the patch (kXHalo; the stencil needs kRadius of them)
+// so that its rows, like the grid's rows when nx is a multiple of 4, start on 16 bytes: a copy
+// then moves 4 aligned points, all inside the grid or all outside (zero-filled). When nx is not
+// a multiple of 4 the grid's rows are not aligned and the same chunk is copied as 4 single points
+// (a branch the whole grid takes the same way). Thread (tx, ty) computes points x0 + 4 tx .. + 3
+// of row y: its own four and the y neighbours as float4 reads of the buffer, the x neighbours
+// past its four as single reads (kRadius 1) or the neighbouring float4s, the z neighbours from a
+// ring of float4 registers. Barriers, buffer ring and commit groups are asyncMarch's.
+constexpr int kXHalo = 4;                                       // buffer columns left and right of the patch
+constexpr int kRowW = kTx + 2 * kXHalo;                         // floats in a buffer row
+constexpr int kChunksX = kRowW / 4;                             // 16-byte chunks in a buffer row
+constexpr int kChunkCopies = (kChunksX * kTileH + kThreads - 1) / kThreads;  // chunks per thread per plane
+
+__device__ __forceinline__ void copyChunkAsync(float* dst, const float* src, bool inside) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(inside ? 16 : 0) : "memory");
+#endif
+}
+
+// The value at index i (-4 .. 7) of a thread's row: its own four points are 0 .. 3.
+__device__ __forceinline__ float rowAt(const float* row, const float4& own, int i) {
+    if (i == 0) return own.x;
+    if (i == 1) return own.y;
+    if (i == 2) return own.z;
+    if (i == 3) return own.w;
+    return row[i];
+}
+__device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+
+// kAligned: the grid's rows start on 16 bytes (nx a multiple of 4, and both arrays on 16 bytes,
+// as cudaMalloc's are): each chunk is one 16-byte copy, its offset kept from plane to plane.
+// Otherwise each chunk is copied as 4 single points with a bounds test each, its offset worked
+// out for every plane instead of kept (fewer registers: the kernel gets the larger of the two
+// paths' counts).
+using Vec4Buffers = float[kStages][kTileH][kRowW];
+// The ring of plane buffers, one for both paths (a __shared__ array in the template would be one
+// per path, twice the shared memory).
+__device__ __forceinline__ Vec4Buffers& vec4Buffers() {
+    __shared__ __align__(16) Vec4Buffers planes;
+    return planes;
+}
+
+template <bool kAligned>
+__device__ __forceinline__ void vec4March(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
+    constexpr int kRing = 2 * kRadius + 1;  // float4 registers: planes z - kRadius .. z + kRadius of the four columns
+    constexpr int kChunks = kChunksX * kTileH;
+    Vec4Buffers& planes = vec4Buffers();
+
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int tid = ty * (kTx / 4) + tx;
+    const int x0 = static_cast<int>(blockIdx.x) * kTx;
+    const int xs = x0 + 4 * tx;  // this thread's first x
+    const long long plane = static_cast<long long>(nx) * ny;
+    const int patchesY = (ny - 1) / kTy + 1;
+    const int zPerBlock = (nz - 1) / static_cast<int>(gridDim.z) + 1;
+    const int z0 = static_cast<int>(blockIdx.z) * zPerBlock;
+    if (z0 >= nz) return;
+    const int z1 = min(nz, z0 + zPerBlock);
+
+    for (int patch = static_cast<int>(blockIdx.y); patch < patchesY; patch += static_cast<int>(gridDim.y)) {
+        const int y0 = patch * kTy;
+        const int y = y0 + ty;
+        const bool inY = y < ny, yInterior = y >= kRadius && y < ny - kRadius;
+        const long long column = static_cast<long long>(y) * nx + xs;  // offset of (xs, y) in a plane
+
+        // This thread's chunks: chunk e = tid, tid + kThreads, ... of a plane's buffer, row-major.
+        long long chunkAt[kAligned ? kChunkCopies : 1];  // offset in a plane of the chunk's first point
+        bool chunkInside[kAligned ? kChunkCopies : 1];   // the chunk is in the grid (and in the buffer)
+        if constexpr (kAligned) {
+#pragma unroll
+            for (int c = 0; c < kChunkCopies; ++c) {
+                const int e = tid + c * kThreads;
+                const int gy = y0 - kRadius + e / kChunksX, gx = x0 - kXHalo + 4 * (e % kChunksX);
+                chunkInside[c] = e < kChunks && gy >= 0 && gy < ny && gx >= 0 && gx < nx;
+                chunkAt[c] = chunkInside[c] ? static_cast<long long>(gy) * nx + gx : 0;
+            }
+        }
+        auto copyPlane = [&](int z) {  // z >= 0; one commit group, empty or not
+            float* buffer = &planes[z % kStages][0][0];
+#pragma unroll
+            for (int c = 0; c < kChunkCopies; ++c) {
+                const int e = tid + c * kThreads;
+                if (e >= kChunks) continue;
+                if constexpr (kAligned) {
+                    const bool inside = chunkInside[c] && z < nz;
+                    copyChunkAsync(buffer + 4 * e, inside ? in + (z * plane + chunkAt[c]) : in, inside);
+                } else {
+                    const int gy = y0 - kRadius + e / kChunksX, gx = x0 - kXHalo + 4 * (e % kChunksX);
+                    const bool row = gy >= 0 && gy < ny && z < nz;
+                    const float* src = in + (row ? z * plane + static_cast<long long>(gy) * nx + gx : 0);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const bool inside = row && gx + j >= 0 && gx + j < nx;
+                        copyAsync(buffer + 4 * e + j, inside ? src + j : in, inside);
+                    }
+                }
+            }
+            commitCopies();
+        };
+        auto own = [&](int z) { return *reinterpret_cast<const float4*>(&planes[z % kStages][ty + kRadius][kXHalo + 4 * tx]); };
+        auto loadColumn = [&](int z) {  // the four points of plane z straight from global memory
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (inY && z >= 0) {
+                const float* p = in + (z * plane + column);
+                v.x = xs < nx ? p[0] : 0.0f;
+                v.y = xs + 1 < nx ? p[1] : 0.0f;
+                v.z = xs + 2 < nx ? p[2] : 0.0f;
+                v.w = xs + 3 < nx ? p[3] : 0.0f;
+            }
+            return v;
+        };
+
+        float4 zq[kRing];  // plane p in slot (p - z0 + kRadius) mod kRing
+#pragma unroll
+        for (int k = 0; k < kRadius; ++k) zq[k] = loadColumn(z0 - kRadius + k);
+#pragma unroll
+        for (int j = 0; j < kRadius + kPrefetch; ++j) copyPlane(z0 + j);
+        waitCopies<kPrefetch>();
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < kRadius; ++k) zq[kRadius + k] = own(z0 + k);
+
+        for (int zRound = z0; zRound < z1; zRound += kRing) {
+#pragma unroll
+            for (int s = 0; s < kRing; ++s) {
+                const int z = zRound + s;
+                if (z >= z1) break;  // the same for the whole block: no barrier is left waiting
+                auto slot = [&](int d) { return (s + kRadius + d) % kRing; };  // of plane z + d
+
+                copyPlane(z + kRadius + kPrefetch);
+                waitCopies<kPrefetch>();
+                __syncthreads();
+                zq[slot(kRadius)] = own(z + kRadius);
+                if (!inY || xs >= nx) continue;
+
+                const float (&t)[kTileH][kRowW] = planes[z % kStages];
+                const float* row = &t[ty + kRadius][kXHalo + 4 * tx];
+                const float4 cur = zq[slot(0)];
+                float4 ym[kRadius], yp[kRadius];
+#pragma unroll
+                for (int k = 1; k <= kRadius; ++k) {
+                    ym[k - 1] = *reinterpret_cast<const float4*>(&t[ty + kRadius - k][kXHalo + 4 * tx]);
+                    yp[k - 1] = *reinterpret_cast<const float4*>(&t[ty + kRadius + k][kXHalo + 4 * tx]);
+                }
+                const bool zInterior = yInterior && z >= kRadius && z < nz - kRadius;
+                float v[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const int x = xs + j;
+                    v[j] = lane(cur, j);
+                    if (zInterior && x >= kRadius && x < nx - kRadius) {
+                        float acc = coefficient(0) * lane(cur, j);
+#pragma unroll
+                        for (int k = 1; k <= kRadius; ++k)
+                            acc = fmaf(coefficient(k),
+                                       ring(rowAt(row, cur, j - k), rowAt(row, cur, j + k), lane(ym[k - 1], j), lane(yp[k - 1], j),
+                                            lane(zq[slot(-k)], j), lane(zq[slot(k)], j)),
+                                       acc);
+                        v[j] = acc;
+                    }
+                }
+                float* o = out + (z * plane + column);
+                if (kAligned && xs + 3 < nx) {
+                    *reinterpret_cast<float4*>(o) = make_float4(v[0], v[1], v[2], v[3]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        if (xs + j < nx) o[j] = v[j];
+                }
+            }
+        }
+        waitCopies<0>();
+        __syncthreads();
+    }
+}
+
 }  // namespace kx_stencil
 
 using namespace kx_stencil;
 
 // [SECTION] Kernel
-extern "C" __global__ void __launch_bounds__(kTx * kTy)
+//
+// smem_vec4 at order 2 asks for 1024 threads per SM (64 registers a thread): its aligned path
+// needs 58-60, but the unaligned one would take 74-90, and the kernel gets the larger count, which
+// halved the blocks per SM. Order 8 needs more than 64 (it would spill), so it is left alone, as
+// are blocks under 64 threads (more than 16 of them per SM would be refused on some arches).
+constexpr int kMinBlocks = kVec == 4 && kRadius == 1 && kThreads >= 64 ? 1024 / kThreads : 0;  // 0: no minimum
+
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 ${KERNEL_NAME}(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
-    if constexpr (kAsync)
+    if constexpr (kVec == 4) {
+        // The grid's rows on 16 bytes: the same for every thread, so no thread takes the other path.
+        if ((nx & 3) == 0 && (reinterpret_cast<unsigned long long>(in) & 15) == 0 && (reinterpret_cast<unsigned long long>(out) & 15) == 0)
+            vec4March<true>(in, out, nx, ny, nz);
+        else
+            vec4March<false>(in, out, nx, ny, nz);
+    } else if constexpr (kAsync) {
         asyncMarch(in, out, nx, ny, nz);
-    else if constexpr (kZmarch)
+    } else if constexpr (kZmarch) {
         zmarch(in, out, nx, ny, nz);
-    else
+    } else {
         naive(in, out, nx, ny, nz);
+    }
 }

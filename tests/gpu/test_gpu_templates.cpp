@@ -446,3 +446,24 @@ TEST_CASE("radix_sort: one-sweep with every digit width and block shape and both
     };
     CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
 }
+
+// stencil's smem_vec4: 16-byte copies when nx is a multiple of 4 (132, 4, 512) and single-point
+// copies of the same chunks when it is not (the awkward sizes), both orders, a tile narrower and
+// one wider than a warp's four points, one and four planes ahead, chunks of z that do not divide
+// the grid, and x tiles that end past the grid.
+TEST_CASE("stencil: four points a thread, aligned rows and not, both orders", "[gpu][templates][stencil]") {
+    const Template* t = fixture().templates.find("stencil").get();
+    REQUIRE(t);
+    std::vector<SizeMap> sizes = t->testSizes();
+    sizes.push_back({{"nx", 132}, {"ny", 45}, {"nz", 33}});
+    sizes.push_back({{"nx", 4}, {"ny", 7}, {"nz", 9}});
+    sizes.push_back({{"nx", 512}, {"ny", 96}, {"nz", 70}});
+    const std::vector<std::vector<std::pair<std::string, std::string>>> configs = {
+        {{"strategy", "smem_vec4"}, {"order", "2"}, {"TX", "64"}, {"TY", "8"}, {"PREFETCH", "2"}},
+        {{"strategy", "smem_vec4"}, {"order", "2"}, {"TX", "128"}, {"TY", "4"}, {"PREFETCH", "4"}, {"ZCHUNK", "16"}},
+        {{"strategy", "smem_vec4"}, {"order", "2"}, {"TX", "16"}, {"TY", "2"}, {"PREFETCH", "1"}, {"ZCHUNK", "32"}},
+        {{"strategy", "smem_vec4"}, {"order", "8"}, {"TX", "64"}, {"TY", "8"}, {"PREFETCH", "1"}},
+        {{"strategy", "smem_vec4"}, {"order", "8"}, {"TX", "32"}, {"TY", "4"}, {"PREFETCH", "0"}, {"ZCHUNK", "16"}},
+    };
+    CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
+}
