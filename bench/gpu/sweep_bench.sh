@@ -3,8 +3,9 @@
 # space that meet its constraints) at 4096^3: compiled cold (compile time alone), then compiled
 # and timed end to end from a cold cache on one GPU, then timed again with the compiles cached on
 # one GPU and on two (the multi-GPU speed-up). Writes OUTDIR/sweep_bench.md with the split and
-# the 10 fastest configs, and keeps every sweep's CSV and session.
-# Usage: bench/gpu/sweep_bench.sh OUTDIR   (from the repository root, kx built in build/bin)
+# the 10 fastest configs, and keeps every sweep's CSV and session. With "warm" after OUTDIR the
+# cold end-to-end run is left out: the timed runs reuse the compile-only run's cache.
+# Usage: bench/gpu/sweep_bench.sh OUTDIR [warm]   (from the repository root, kx built in build/bin)
 set -uo pipefail
 out=${1:?usage: sweep_bench.sh OUTDIR}
 mkdir -p "$out"
@@ -29,8 +30,12 @@ seconds() {
 
 cold=$(mktemp -d)
 compile_s=$(seconds compile_only "$cold" --compile-only)
-cold2=$(mktemp -d)
-end_to_end_s=$(seconds one_gpu_cold "$cold2" --devices 0 --session "$out/one_gpu_cold.kxs")
+cold2=$cold
+end_to_end_s=""
+if [[ ${2:-} != warm ]]; then
+  cold2=$(mktemp -d)
+  end_to_end_s=$(seconds one_gpu_cold "$cold2" --devices 0 --session "$out/one_gpu_cold.kxs")
+fi
 warm_one_s=$(seconds one_gpu_warm "$cold2" --devices 0)
 warm_two_s=""
 if ((gpus >= 2)); then warm_two_s=$(seconds two_gpus_warm "$cold2" --devices 0,1 --session "$out/two_gpus.kxs"); fi
@@ -53,7 +58,7 @@ lines = ["# gemm_mma sweep: 200 configs at 4096^3", "",
          "(20 repetitions after 5 warm-up launches) with cuBLAS in the same run.", "", "GPUs:", "```", *gpu, "```", "",
          "| sweep | wall time | outcomes |", "| --- | ---: | --- |",
          f"| compile only, cold cache | {compile_s} s | {counts('compile_only')} |",
-         f"| compile and run on 1 GPU, cold cache (end to end) | {e2e_s} s | {counts('one_gpu_cold')} |",
+         *([f"| compile and run on 1 GPU, cold cache (end to end) | {e2e_s} s | {counts('one_gpu_cold')} |"] if e2e_s else []),
          f"| run on 1 GPU, compiles cached | {one_s} s | {counts('one_gpu_warm')} |"]
 if two_s:
     lines.append(f"| run on 2 GPUs, compiles cached | {two_s} s | {counts('two_gpus_warm')} |")
