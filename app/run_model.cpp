@@ -62,6 +62,7 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
     m_cancelled = false;
     m_started = std::chrono::steady_clock::now();
     // The worker keeps its own copy of the arch: the editor may switch arches while it runs.
+    ++m_runsStarted;
     m_job = m_jobs.submit("run", [this, runner, tmpl, config, arch, kept, sizes, options, archName, source](Job& job) mutable {
         options.onStage = [&job](const std::string& s) { job.setStage(s); };
         RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, *kept, options);
@@ -69,6 +70,7 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
             const bool cancelled = m_cancelled && !report.ok;
             if (cancelled) report.error = "cancelled: the runner was stopped";
             m_history.push_back({report.variant, archName, report, clockText()});
+            ++m_runsLanded;
             m_finished.push_back({archName, config, source, kept, std::move(report), cancelled});
         });
     });
@@ -81,12 +83,14 @@ void RunModel::startPlantedFault(const std::string& kind) {
     const double timeout = timeoutSeconds;
     m_cancelled = false;
     m_started = std::chrono::steady_clock::now();
+    ++m_runsStarted;
     m_job = m_jobs.submit("planted fault", [this, runner, kind, timeout](Job& job) {
         job.setStage("launching a planted " + kind + " kernel");
         RunReport report = runPlantedFault(*runner, kind, timeout);
         m_mailbox.post([this, report = std::move(report)]() mutable {
             if (m_cancelled && !report.ok) report.error = "cancelled: the runner was stopped";
             m_history.push_back({report.variant, m_deviceArch, std::move(report), clockText()});
+            ++m_runsLanded;
         });
     });
     m_job->setStage("starting");

@@ -77,6 +77,9 @@ public:
     // Kills the runner; the run in flight ends with "cancelled".
     void cancel();
     bool running() const { return m_job && !m_job->finished(); }
+    // A run started and its result not yet in the history and handed to the session: longer than
+    // running(), whose job ends before the UI thread has taken the result.
+    bool unsettled() const { return m_runsStarted != m_runsLanded || !m_finished.empty(); }
     std::string stage() const;               // what the run in flight is doing
     double runningSeconds() const;
 
@@ -105,6 +108,7 @@ private:
     std::shared_ptr<engine::Job> m_job;
     std::chrono::steady_clock::time_point m_started;
     bool m_cancelled = false;
+    std::uint64_t m_runsStarted = 0, m_runsLanded = 0;  // landed: the result is in the history
 
     engine::Mailbox m_mailbox;
     engine::JobQueue m_jobs{1};  // last: joins before the mailbox goes

@@ -76,8 +76,10 @@ bool ScriptRunner::stepTutorial(const ScriptCommand& c, ExplorerApp& app) {
         m_waitFrames = -1;
         if (!tutorials.actionMessage().empty()) fail(c, "the action stopped: " + tutorials.actionMessage());
     } else if (c.argument == "check") {
-        const bool settled = model.compileIdle() && !model.session().busy() && !tutorials.actionBusy();
-        if (waitFor(c, settled, kCompileWaitCap, "the compile")) return true;
+        // A "Run it" action ends when the run has started; its checkpoints judge the run once it
+        // has landed in the session, as they turn green for a learner when the run ends.
+        const bool settled = model.compileIdle() && !model.session().busy() && !tutorials.actionBusy() && !model.runs().unsettled();
+        if (waitFor(c, settled, kRunWaitCap, "the compile and the run")) return true;
         tutorials.update();  // judge the settled state now
         const engine::TutorialStep* step = tutorials.step();
         if (!step) fail(c, "no tutorial is open");

@@ -48,7 +48,7 @@
 //   tutorial next|back       the step after or before (next on the last step finishes it)
 //   tutorial action N        press the step's N-th "Show me" (1-based) and wait until it is done;
 //                            fails with the action's message when it stopped (a run without a GPU)
-//   tutorial check           wait for the compile and the session, then fail unless every
+//   tutorial check           wait for the compile, a run in flight and the session, then fail unless every
 //                            checkpoint of the step that needs no GPU run passes; prints
 //                            "kernel-explorer: tutorial: STEP: pass|fail|needs a GPU run: LABEL: REASON"
 //   tutorial images          print "kernel-explorer: tutorial: images: N shown, M not shown[; WHY...]" for the

@@ -169,6 +169,26 @@ TEST_CASE("gui: a tutorial reopens at the step kept in the session", "[app][gui]
     CHECK(r.stderrText.find("kernel-explorer: tutorial: scalar: pass: VEC = 1") != std::string::npos);
 }
 
+// A "Run it" action ends when the run has started; `tutorial check` waits for the run to land
+// and judges it. The stand-in runner claims a GPU and answers with zero-filled outputs, so the
+// run's check fails: the verdict names that run, not "needs a GPU run".
+TEST_CASE("gui: a tutorial checkpoint judges the run its action started", "[app][gui][tutorial]") {
+    requirePrerequisites();
+    TempDir dir("tutorial_run");
+    const RunResult r = runApp(dir,
+                               "--script '" +
+                                   writeScript(dir, "session " + (dir.path / "s.kxs").string() +
+                                                        "\ntutorial open first_kernel\ntutorial next\ntutorial next\ntutorial action 1\n"
+                                                        "tutorial action 3\ntutorial check\n")
+                                       .string() +
+                                   "' --screenshot '" + (dir.path / "x.png").string() + "'",
+                               privateEnv(dir) + " KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1");
+    INFO(r.stderrText);
+    CHECK(r.exitCode == 2);  // the failing checkpoint stops the script
+    CHECK(r.stderrText.find("tutorial: vector: fail: a run passes its check: the latest run's check: FAIL") != std::string::npos);
+    CHECK(r.stderrText.find("needs a GPU run") == std::string::npos);
+}
+
 TEST_CASE("gui: tutorial script commands reject what they cannot do", "[app][gui][tutorial]") {
     requirePrerequisites();
     TempDir dir("tutorial_errors");
