@@ -395,7 +395,8 @@ void SweepView::drawScatter(float width, float height) {
     Chart c(theme());
     if (c.begin("##sc", ImVec2(-1, -1), xAxis, yAxis)) {
         auto describer = [&](const std::vector<int>& which) { return [this, &which](std::size_t i) { return describe(which[i]); }; };
-        c.scatter("compiled", xs, ys, MarkerShape::Circle, c.colours().series[0], 4.0f, describer(ids));
+        // Measured points once any config has run (the y axis is then the measured time).
+        c.scatter(timed ? "measured" : "compiled", xs, ys, MarkerShape::Circle, c.colours().series[0], 4.0f, describer(ids));
         c.scatter("pruned or failed", xsOut, ysOut, MarkerShape::Cross, theme().palette().textFaint, 4.0f, describer(idsOut));
         c.end();
     }
