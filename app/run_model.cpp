@@ -61,8 +61,8 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
     const std::string archName = arch.name;
     m_cancelled = false;
     m_started = std::chrono::steady_clock::now();
-    // The worker keeps its own copy of the arch: the editor may switch arches while it runs.
     ++m_runsStarted;
+    // The worker keeps its own copy of the arch: the editor may switch arches while it runs.
     m_job = m_jobs.submit("run", [this, runner, tmpl, config, arch, kept, sizes, options, archName, source](Job& job) mutable {
         options.onStage = [&job](const std::string& s) { job.setStage(s); };
         RunReport report = runVariant(*runner, *tmpl, config, arch, sizes, *kept, options);

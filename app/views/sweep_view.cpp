@@ -395,7 +395,7 @@ void SweepView::drawScatter(float width, float height) {
     Chart c(theme());
     if (c.begin("##sc", ImVec2(-1, -1), xAxis, yAxis)) {
         auto describer = [&](const std::vector<int>& which) { return [this, &which](std::size_t i) { return describe(which[i]); }; };
-        // Measured points once any config has run (the y axis is then the measured time).
+        // A sweep on a GPU plots only its measured configs, against their measured time.
         c.scatter(timed ? "measured" : "compiled", xs, ys, MarkerShape::Circle, c.colours().series[0], 4.0f, describer(ids));
         c.scatter("pruned or failed", xsOut, ysOut, MarkerShape::Cross, theme().palette().textFaint, 4.0f, describer(idsOut));
         c.end();
@@ -417,7 +417,9 @@ void SweepView::drawTable(float height) {
                                   ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("##points", kColumns, flags, ImVec2(0, std::max(height, ImGui::GetFontSize() * 6)))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("status");
+    // Wide enough for the longest status from the start: a status that appears later (run_failed)
+    // would otherwise be cut to the width the first frames fitted.
+    ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("compile_failed").x);
     ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("regs");
     ImGui::TableSetupColumn("spill B");
