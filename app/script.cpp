@@ -214,7 +214,9 @@ bool ScriptRunner::stepTiles(const ScriptCommand& c, ExplorerApp& app) {
             const engine::WaveModel& w = scene->waves;
             const long long count = scene->kind == engine::TileScene::Kind::Gemm ? g.tiles : scene->blocks.tiles;
             const std::string matrix =
-                scene->kind == engine::TileScene::Kind::Gemm ? fmt::format("; computes {} {} x {}", g.cName, g.m, g.n) : std::string();
+                scene->kind != engine::TileScene::Kind::Gemm ? std::string()
+                : g.staged ? fmt::format("; computes {} {} x {}; shared memory {} B per stage", g.cName, g.m, g.n, g.stageBytes)
+                           : fmt::format("; computes {} {} x {}; shared memory: none", g.cName, g.m, g.n);
             std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers){}\n", scene->configName,
                                      count, w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource, matrix);
         }

@@ -99,7 +99,7 @@ json gemmJson(const TileScene& scene) {
                           {"atoms_m", g.atomsM}, {"atoms_n", g.atomsN}, {"pieces", pieces}}},
             {"k_loop", {{"k_tiles", g.kTiles}, {"stages", g.stages}, {"lookahead", g.lookahead}, {"steps", steps},
                         {"steps_truncated", g.kTiles > static_cast<long long>(g.kSteps.size())}}},
-            {"shared_memory", {{"element_bytes", g.elemBytes}, {"vector", g.vector}, {"stage_bytes", g.stageBytes},
+            {"shared_memory", {{"staged", g.staged}, {"element_bytes", g.elemBytes}, {"vector", g.vector}, {"stage_bytes", g.stageBytes},
                                {"launch_dynamic_bytes", g.launchSmemBytes}, {"operands", smem}}}};
 }
 
@@ -127,6 +127,16 @@ void printWaves(const WaveModel& w) {
         fmt::print("  waves       {} full wave(s) of {} blocks, no tail\n", w.waves, w.capacity);
 }
 
+// One stage's operand tiles and the stages' total.
+void printSharedMemory(const GemmLayout& g) {
+    std::string operands;
+    for (const SmemOperand& s : g.smem)
+        operands += fmt::format("{}{} {} x {} ({} B{})", operands.empty() ? "" : ", ", s.name, s.rows, s.dataChunks * s.elemsPerChunk, s.bytes,
+                                s.swizzled ? ", swizzled" : s.padChunks > 0 ? fmt::format(", {} pad", s.padChunks * s.elemsPerChunk) : "");
+    fmt::print("  smem        per stage {} = {} B; {} stage(s) = {} B (launch: {} B)\n", operands, g.stageBytes, g.stages, g.stages * g.stageBytes,
+               g.launchSmemBytes);
+}
+
 void printGemm(const TileScene& scene) {
     const GemmLayout& g = scene.gemm;
     fmt::print("  C           {} x {} in {} x {} block tiles: {} x {} = {} tiles, {}\n", g.m, g.n, g.blockM, g.blockN, g.blocksM, g.blocksN,
@@ -140,14 +150,14 @@ void printGemm(const TileScene& scene) {
                    g.threadM * g.threadN);
     else
         fmt::print("  warp        {} x {} {} tiles of {} x {} x {}\n", g.atomsM, g.atomsN, g.fragmentLabel, g.atomM, g.atomN, g.atomK);
-    fmt::print("  K loop      {} in {} k-tiles of {}, {} stage(s), {} load(s) in flight while one is multiplied\n", g.k, g.kTiles, g.blockK,
-               g.stages, g.lookahead);
-    std::string operands;
-    for (const SmemOperand& s : g.smem)
-        operands += fmt::format("{}{} {} x {} ({} B{})", operands.empty() ? "" : ", ", s.name, s.rows, s.dataChunks * s.elemsPerChunk, s.bytes,
-                                s.swizzled ? ", swizzled" : s.padChunks > 0 ? fmt::format(", {} pad", s.padChunks * s.elemsPerChunk) : "");
-    fmt::print("  smem        per stage {} = {} B; {} stage(s) = {} B (launch: {} B)\n", operands, g.stageBytes, g.stages, g.stages * g.stageBytes,
-               g.launchSmemBytes);
+    if (!g.staged) {
+        fmt::print("  K loop      {} in steps of {}, every multiply-add reading A and B from global memory\n", g.k, g.blockK);
+        fmt::print("  smem        none: no shared-memory tiles; the caches serve any reuse\n");
+    } else {
+        fmt::print("  K loop      {} in {} k-tiles of {}, {} stage(s), {} load(s) in flight while one is multiplied\n", g.k, g.kTiles,
+                   g.blockK, g.stages, g.lookahead);
+        printSharedMemory(g);
+    }
     std::string first;
     for (long long id = 0; id < std::min<long long>(g.tiles, 10); ++id) {
         long long tm = 0, tn = 0;

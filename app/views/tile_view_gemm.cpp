@@ -158,6 +158,22 @@ void TileView::drawBlock(const Rect& r) {
     }
 }
 
+namespace {
+
+// Where a lane's thread-tile elements lie in the warp tile: along each axis, runs of `chunk`
+// elements, one run every lanes x chunk.
+std::string threadTileSpread(const engine::GemmLayout& g) {
+    if (g.rowChunk == g.threadM && g.colChunk == g.threadN) return "one contiguous block";
+    auto axis = [](const char* what, int extent, int chunk, int lanes) {
+        if (chunk == extent) return fmt::format("{} contiguous", what);
+        if (chunk == 1) return fmt::format("{} {} apart", what, lanes);
+        return fmt::format("{} in runs of {}, {} apart", what, chunk, lanes * chunk);
+    };
+    return axis("rows", g.threadM, g.rowChunk, g.atomsM) + "; " + axis("columns", g.threadN, g.colChunk, g.atomsN);
+}
+
+}  // namespace
+
 void TileView::drawWarp(const Rect& r) {
     const engine::TileScene& s = *m_tiles.scene();
     const engine::GemmLayout& g = s.gemm;
@@ -167,8 +183,7 @@ void TileView::drawWarp(const Rect& r) {
     std::string subtitle;
     switch (g.fragment) {
     case engine::FragmentKind::Thread:
-        subtitle = fmt::format("{} x {} lanes; each lane's {} x {} registers lie {} rows and {} columns apart", g.atomsM, g.atomsN, g.threadM,
-                               g.threadN, g.atomsM, g.atomsN * g.colChunk);
+        subtitle = fmt::format("{} x {} lanes; each lane's {} x {} registers: {}", g.atomsM, g.atomsN, g.threadM, g.threadN, threadTileSpread(g));
         break;
     case engine::FragmentKind::MmaM16N8K16:
         subtitle = fmt::format("{} x {} mma tiles of 16 x 8 per k-step of 16; a lane holds 8 A, 4 B and 4 C values", g.atomsM, g.atomsN);
@@ -257,9 +272,12 @@ void TileView::drawKLoop(const Rect& r) {
     const engine::KStep& ks = g.kSteps[static_cast<std::size_t>(step)];
     const std::string loading = ks.loading.empty() ? std::string("nothing loading")
                                                    : fmt::format("k-tiles {}..{} loading", ks.loading.front(), ks.loading.back());
-    const Rect a = panel(r, fmt::format("K loop: {} k-tiles of {}, {} stages", g.kTiles, g.blockK, g.stages),
-                         fmt::format("step {}: multiply k-tile {} from stage {}, {}{}", step, ks.kTile, ks.stage, loading,
-                                     m_tiles.paused() ? " (paused)" : ""));
+    const Rect a = g.staged ? panel(r, fmt::format("K loop: {} k-tiles of {}, {} stages", g.kTiles, g.blockK, g.stages),
+                                    fmt::format("step {}: multiply k-tile {} from stage {}, {}{}", step, ks.kTile, ks.stage, loading,
+                                                m_tiles.paused() ? " (paused)" : ""))
+                            : panel(r, fmt::format("K loop: {} steps of {}, straight from global memory", g.kTiles, g.blockK),
+                                    fmt::format("step {}: multiply-add k = {}, reading A and B from global memory{}", step, ks.kTile,
+                                                m_tiles.paused() ? " (paused)" : ""));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float line = ImGui::GetTextLineHeight();
     // The k-tiles around the current one, then the stage buffers with what they hold.
@@ -281,6 +299,10 @@ void TileView::drawKLoop(const Rect& r) {
         centredText(dl, p0, p1, std::to_string(kt), current ? pal.text : pal.textDim);
     }
     const float y = a.min.y + h + line;
+    if (!g.staged) {
+        dl->AddText(ImVec2(a.min.x, y - line - 2), pal.textFaint, "k steps (blue: multiplied); no stage buffers: nothing is loaded ahead");
+        return;
+    }
     dl->AddText(ImVec2(a.min.x, y - line - 2), pal.textFaint, "k-tiles (blue: multiplied, amber: loading)  \u2193 stage buffers");
     const float sw = std::floor((a.width() - 6.0f * static_cast<float>(g.stages - 1)) / static_cast<float>(g.stages));
     for (int st = 0; st < g.stages; ++st) {
@@ -312,6 +334,14 @@ void TileView::drawKLoop(const Rect& r) {
 void TileView::drawSharedMemory(const Rect& r) {
     const engine::GemmLayout& g = m_tiles.scene()->gemm;
     const Palette& pal = theme().palette();
+    if (!g.staged) {
+        const Rect a = panel(r, "Shared memory: none", "A and B are read from global memory at every multiply-add");
+        ImGui::GetWindowDrawList()->AddText(ImVec2(a.min.x, a.min.y), pal.textDim,
+                                            "Each value is fetched again by every thread that needs it; only the L1 and L2\n"
+                                            "caches stand between the threads and DRAM. Shared-memory tiles load a tile once\n"
+                                            "per block and serve it to all of the block's threads.");
+        return;
+    }
     const bool swizzled = g.smem[0].swizzled;
     const bool padded = g.smem[0].padChunks > 0 || g.smem[1].padChunks > 0;
     const Rect a = panel(r, fmt::format("Shared memory: {} B per stage, {} x {} = {} B", g.stageBytes, g.stages, g.stageBytes, g.stages * g.stageBytes),

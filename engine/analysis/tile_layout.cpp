@@ -73,7 +73,7 @@ WaveModel waveModel(const TileRequest& req, const VisualValues& values, const La
     OccupancyInput in;
     in.registersPerThread = w.registersPerThread;
     in.threadsPerBlock = static_cast<int>(launch.threadsPerBlock());
-    in.staticSmemBytes = req.staticSmemBytes;
+    in.staticSmemBytes = req.staticSmemBytes.value_or(0);  // unknown before a compile
     in.dynamicSmemBytes = launch.dynamicSmemBytes;
     w.occupancy = nvidiaOccupancy(*req.arch, in);
     w.blocks = launch.blocks();
@@ -110,10 +110,11 @@ void fill(FragmentPiece& p, F owner) {
 void threadFragments(GemmLayout& g, const VisualValues& v) {
     g.threadM = static_cast<int>(v.positive("thread_m"));
     g.threadN = static_cast<int>(v.positive("thread_n"));
+    g.rowChunk = static_cast<int>(v.positive("row_chunk", 1));
     g.colChunk = static_cast<int>(v.positive("col_chunk", 1));
-    if (g.warpM % g.threadM != 0 || g.warpN % g.threadN != 0 || g.threadN % g.colChunk != 0)
-        v.fail(fmt::format("thread tile {}x{} (column chunk {}) does not divide the {}x{} warp tile", g.threadM, g.threadN, g.colChunk,
-                           g.warpM, g.warpN));
+    if (g.warpM % g.threadM != 0 || g.warpN % g.threadN != 0 || g.threadM % g.rowChunk != 0 || g.threadN % g.colChunk != 0)
+        v.fail(fmt::format("thread tile {}x{} (row chunk {}, column chunk {}) does not divide the {}x{} warp tile", g.threadM, g.threadN,
+                           g.rowChunk, g.colChunk, g.warpM, g.warpN));
     const int lanesM = g.warpM / g.threadM, lanesN = g.warpN / g.threadN;
     if (lanesM * lanesN != g.warpThreads)
         v.fail(fmt::format("{}x{} thread tiles make {} lanes, not the warp's {}", lanesM, lanesN, lanesM * lanesN, g.warpThreads));
@@ -123,14 +124,17 @@ void threadFragments(GemmLayout& g, const VisualValues& v) {
     g.atomsM = lanesM;
     g.atomsN = lanesN;
     g.fragmentLabel = fmt::format("thread tile {}x{}", g.threadM, g.threadN);
-    // A lane's rows are interleaved lanesM apart, its columns in chunks of colChunk, lanesN
-    // chunks apart: row = lane / lanesN + i * lanesM, col = (lane % lanesN) * chunk + jc * lanesN * chunk + e.
+    // A lane's rows come in chunks of rowChunk, lanesM chunks apart, and its columns in chunks
+    // of colChunk, lanesN chunks apart: row = (lane / lanesN) * rowChunk + ic * lanesM * rowChunk + e,
+    // and the same for columns with lane % lanesN. Chunks of 1 interleave the lanes' rows (or
+    // columns); a chunk of the whole thread tile gives each lane one contiguous block.
     FragmentPiece c = piece("C", "m", "n", g.warpM, g.warpN);
-    const int chunk = g.colChunk;
+    const int rowChunk = g.rowChunk, chunk = g.colChunk;
     fill(c, [&](int r, int col) {
-        const int lane = (r % lanesM) * lanesN + (col / chunk) % lanesN;
+        const int lane = (r / rowChunk) % lanesM * lanesN + (col / chunk) % lanesN;
+        const int i = r / (lanesM * rowChunk) * rowChunk + r % rowChunk;
         const int j = col / (lanesN * chunk) * chunk + col % chunk;
-        return std::pair{lane, (r / lanesM) * g.threadN + j};
+        return std::pair{lane, i * g.threadN + j};
     });
     g.pieces.push_back(std::move(c));
 }
@@ -273,16 +277,20 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
 
     g.vector = static_cast<int>(v.integer("vector", 0));
     g.elemBytes = static_cast<int>(v.positive("elem_bytes"));
-    const bool swizzled = v.integer("swizzle", 0) != 0;
-    if (v.integer("a_k_contiguous", 1) != 0)
-        g.smem.push_back(smemOperand(v, "A", "m", "k", g.blockM, g.blockK, v.integer("a_pad", 0), g.elemBytes, swizzled));
-    else  // A stored k-major, as a convolution's bwd_weight holds dy: rows run along k
-        g.smem.push_back(smemOperand(v, "A", "k", "m", g.blockK, g.blockM, v.integer("a_pad", 0), g.elemBytes, swizzled));
-    if (v.integer("b_k_contiguous", 1) != 0)
-        g.smem.push_back(smemOperand(v, "B", "n", "k", g.blockN, g.blockK, v.integer("b_pad", 0), g.elemBytes, swizzled));
-    else
-        g.smem.push_back(smemOperand(v, "B", "k", "n", g.blockK, g.blockN, v.integer("b_pad", 0), g.elemBytes, swizzled));
-    g.stageBytes = g.smem[0].bytes + g.smem[1].bytes;
+    g.staged = v.integer("shared", 1) != 0;
+    if (!g.staged && g.stages != 1) v.fail(fmt::format("a kernel without shared-memory tiles has 1 stage, not {}", g.stages));
+    if (g.staged) {
+        const bool swizzled = v.integer("swizzle", 0) != 0;
+        if (v.integer("a_k_contiguous", 1) != 0)
+            g.smem.push_back(smemOperand(v, "A", "m", "k", g.blockM, g.blockK, v.integer("a_pad", 0), g.elemBytes, swizzled));
+        else  // A stored k-major, as a convolution's bwd_weight holds dy: rows run along k
+            g.smem.push_back(smemOperand(v, "A", "k", "m", g.blockK, g.blockM, v.integer("a_pad", 0), g.elemBytes, swizzled));
+        if (v.integer("b_k_contiguous", 1) != 0)
+            g.smem.push_back(smemOperand(v, "B", "n", "k", g.blockN, g.blockK, v.integer("b_pad", 0), g.elemBytes, swizzled));
+        else
+            g.smem.push_back(smemOperand(v, "B", "k", "n", g.blockK, g.blockN, v.integer("b_pad", 0), g.elemBytes, swizzled));
+    }
+    for (const SmemOperand& o : g.smem) g.stageBytes += o.bytes;
     g.launchSmemBytes = launch.dynamicSmemBytes;
     if (v.integer("transposed", 0) != 0) {  // C^T = B * A^T: the operands trade places
         g.transposed = true;
@@ -301,9 +309,12 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
             axis(o.colsLabel);
         }
     }
-    if (g.stages * g.stageBytes > launch.dynamicSmemBytes + req.staticSmemBytes)
-        v.fail(fmt::format("{} stages of {} bytes do not fit the launch's {} bytes of dynamic shared memory", g.stages, g.stageBytes,
-                           launch.dynamicSmemBytes));
+    // Before a compile the static shared memory is unknown: only a launch with dynamic shared
+    // memory can be checked then.
+    const bool checkable = req.staticSmemBytes.has_value() || launch.dynamicSmemBytes > 0;
+    if (checkable && g.stages * g.stageBytes > launch.dynamicSmemBytes + req.staticSmemBytes.value_or(0))
+        v.fail(fmt::format("{} stages of {} bytes do not fit the launch's {} bytes of shared memory ({} dynamic)", g.stages, g.stageBytes,
+                           launch.dynamicSmemBytes + req.staticSmemBytes.value_or(0), launch.dynamicSmemBytes));
     return g;
 }
 

@@ -123,7 +123,7 @@ struct GemmLayout {
     std::vector<WarpTile> warps;    // producers first
     FragmentKind fragment = FragmentKind::Thread;
     std::string fragmentLabel;      // "thread tile 8x8", "mma.sync m16n8k16", "wgmma m64n256k16"
-    int threadM = 0, threadN = 0, colChunk = 1;  // thread tiles
+    int threadM = 0, threadN = 0, rowChunk = 1, colChunk = 1;  // thread tiles
     int atomM = 0, atomN = 0, atomK = 0;         // MMA shape; the thread tile for SIMT (k = 1)
     int atomsM = 0, atomsN = 0;                  // atoms per warp tile
     std::vector<FragmentPiece> pieces;           // C first
@@ -132,7 +132,10 @@ struct GemmLayout {
     std::vector<KStep> kSteps;      // every k-tile, at most kMaxKSteps
     int vector = 0;                 // elements per global load; 0 when loads are not per thread (TMA)
     int elemBytes = 0;
-    std::vector<SmemOperand> smem;  // A, B: one stage
+    // false: every multiply-add reads A and B straight from global memory (the caches serve any
+    // reuse); there are no shared-memory tiles, and the K loop steps through k one at a time.
+    bool staged = true;
+    std::vector<SmemOperand> smem;  // A, B: one stage; empty when not staged
     long long stageBytes = 0;       // A + B of one stage
     long long launchSmemBytes = 0;  // the launch's dynamic shared memory (stages plus any alignment slack)
 
@@ -190,7 +193,9 @@ struct TileRequest {
     SizeMap sizes;                  // the template's defaults fill the rest
     std::optional<int> registers;
     std::string registersSource = "ptxas";  // what `registers` came from: "ptxas" or "given"
-    long long staticSmemBytes = 0;
+    // The kernel's static shared memory, known after a compile. Before one, a layout whose stages
+    // live in static shared memory cannot be checked against it and is taken as declared.
+    std::optional<long long> staticSmemBytes;
 };
 
 constexpr long long kMaxKSteps = 4096;

@@ -78,6 +78,29 @@ TEST_CASE("gui: the Tiles view follows the live config and exports its drawing",
     CHECK(drawing.tail > 1000);
 }
 
+// The matmul ladder's rungs: the naive one reads A and B from global memory (no shared-memory
+// panel to draw), the warp-tiled one stages 16 KiB; the view follows the rung.
+TEST_CASE("gui: the Tiles view follows the matmul ladder from global memory to warp tiles", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles_ladder");
+    const fs::path naive = dir.path / "naive.png";
+    const fs::path warp = dir.path / "warptile.png";
+    const fs::path script = writeScript(dir, "template matmul_ladder\narch sm_90\nset STAGE=naive\nwait-compile\ntiles open\ntiles print\n"
+                                             "tiles export " + naive.string() + "\nset STAGE=warptile\nwait-compile\ntiles print\n"
+                                             "tiles export " + warp.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_naive: 9216 tiles") && Catch::Contains("; shared memory: none"));
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_warptile: 576 tiles") &&
+                                 Catch::Contains("; computes C 3072 x 3072; shared memory 16384 B per stage"));
+    // The warp-tiled drawing has the shared-memory grid's many chunk colours; the naive one has
+    // no grid to draw.
+    const Pixels n = readPng(naive), w = readPng(warp);
+    CHECK(n.distinct > 50);
+    CHECK(w.distinct > n.distinct);
+}
+
 // gemm_wgmma with its operands swapped computes C^T = B A^T: the view says C^T, and its rows are
 // C's columns.
 TEST_CASE("gui: the Tiles view draws C^T for swapped operands", "[app][gui][tiles]") {

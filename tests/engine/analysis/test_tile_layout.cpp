@@ -56,6 +56,13 @@ void kernelTileOrigin(long long id, long long blocksM, long long blocksN, long l
     tileN = (id % (groupM * blocksN)) / groupRows;
 }
 
+// Whether each of the 32 lanes holds exactly `count` elements of the piece.
+bool everyLaneHolds(const FragmentPiece& p, int count) {
+    std::vector<int> perLane(32, 0);
+    for (int lane : p.lane) ++perLane[static_cast<std::size_t>(lane)];
+    return std::all_of(perLane.begin(), perLane.end(), [&](int n) { return n == count; });
+}
+
 }  // namespace
 
 TEST_CASE("tile layout: 4096^2 GEMM in 128x128 tiles on a 132-SM H100", "[tile_layout]") {
@@ -175,9 +182,7 @@ TEST_CASE("tile layout: SIMT gemm warps, thread tiles, padding and pipeline", "[
     CHECK(c.regAt(0, 4) == 1);
     CHECK(c.laneAt(8, 0) == 0);
     CHECK(c.regAt(8, 0) == 8);
-    std::vector<int> perLane(32, 0);
-    for (int lane : c.lane) ++perLane[static_cast<std::size_t>(lane)];
-    CHECK(std::all_of(perLane.begin(), perLane.end(), [](int n) { return n == 64; }));
+    CHECK(everyLaneHolds(c, 64));
 
     // One stage: A and B are 128 rows of 4 data chunks + 1 pad chunk = 10240 bytes each, and
     // 2 stages are the manifest's SMEM_BYTES (40960).
@@ -212,6 +217,60 @@ TEST_CASE("tile layout: SIMT gemm warps, thread tiles, padding and pipeline", "[
     CHECK(rrr.gemm.smem[1].padChunks == 0);
 }
 
+// The matmul ladder's rungs as their kernels index threads (templates/matmul_ladder/matmul_ladder.cu).
+TEST_CASE("tile layout: the matmul ladder's rungs, from global-memory reads to warp tiles", "[tile_layout]") {
+    auto rung = [](const char* stage) { return scene("matmul_ladder", "sm_90", {{"STAGE", stage}}, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, 64); };
+    // naive: thread t computes row t % 32, column t / 32, so warp w is column w, its lanes the
+    // rows; no shared memory, k one step at a time.
+    const TileScene naive = rung("naive");
+    const GemmLayout& n = naive.gemm;
+    CHECK_FALSE(n.staged);
+    CHECK(n.smem.empty());
+    CHECK(n.stageBytes == 0);
+    CHECK(n.kTiles == 4096);
+    CHECK((n.warpsM == 1 && n.warpsN == 32));
+    CHECK(n.warps[5].rect.col0 == 5);
+    CHECK(n.pieces[0].laneAt(7, 0) == 7);
+    // coalesced: the lanes run along a row instead.
+    const GemmLayout& co = rung("coalesced").gemm;
+    CHECK((co.warpsM == 32 && co.warpsN == 1));
+    CHECK(co.pieces[0].laneAt(0, 7) == 7);
+    // regtile_2d and vectorised: thread (row t / 16, column t % 16) holds a contiguous 8x8
+    // block, so a warp is two thread rows: 16 x 128.
+    for (const char* stage : {"regtile_2d", "vectorised"}) {
+        INFO(stage);
+        const GemmLayout& g = rung(stage).gemm;
+        REQUIRE((g.warpM == 16 && g.warpN == 128));
+        const FragmentPiece& c = g.pieces[0];
+        CHECK(c.laneAt(0, 0) == 0);
+        CHECK(c.laneAt(7, 7) == 0);
+        CHECK(c.regAt(7, 7) == 63);
+        CHECK(c.laneAt(0, 8) == 1);
+        CHECK(c.laneAt(8, 8) == 17);
+        CHECK(c.regAt(9, 10) == 10);
+        CHECK(g.stageBytes == 8192);
+    }
+    CHECK(rung("regtile_2d").gemm.smem[0].rowsLabel == "m");
+    CHECK(rung("vectorised").gemm.smem[0].rowsLabel == "k");  // A stored transposed
+    // warptile: lane (lane / 4, lane % 4) holds 2 x 2 sub-tiles of 4x4, 32 rows and 16 columns
+    // apart, inside its warp's 64x32 tile.
+    const TileScene warp = rung("warptile");
+    const GemmLayout& w = warp.gemm;
+    CHECK((w.warpsM == 2 && w.warpsN == 4 && w.blockK == 16));
+    const FragmentPiece& c = w.pieces[0];
+    for (int r : {0, 3, 32, 35})
+        for (int col : {0, 3, 16, 19}) {
+            INFO(r << "," << col);
+            CHECK(c.laneAt(r, col) == 0);
+        }
+    CHECK(c.regAt(32, 16) == 4 * 8 + 4);
+    CHECK(c.laneAt(4, 0) == 4);    // the next lane row
+    CHECK(c.laneAt(0, 4) == 1);    // the next lane column
+    CHECK(c.laneAt(63, 31) == 31);
+    CHECK(everyLaneHolds(c, 64));
+    CHECK(w.stageBytes == 16384);
+}
+
 TEST_CASE("tile layout: mma.sync m16n8k16 fragments and the XOR swizzle", "[tile_layout]") {
     const TileScene s = scene("gemm_mma", "sm_90", {}, {}, 128);
     const GemmLayout& g = s.gemm;
@@ -234,9 +293,7 @@ TEST_CASE("tile layout: mma.sync m16n8k16 fragments and the XOR swizzle", "[tile
     CHECK(b.laneAt(3, 0) == 1);
     CHECK(b.regAt(9, 0) == 3);
     for (const FragmentPiece* p : {&c, &a, &b}) {
-        std::vector<int> perLane(32, 0);
-        for (int lane : p->lane) ++perLane[static_cast<std::size_t>(lane)];
-        CHECK(std::all_of(perLane.begin(), perLane.end(), [&](int n) { return n == p->rows * p->cols / 32; }));
+        CHECK(everyLaneHolds(*p, p->rows * p->cols / 32));
     }
 
     // A: 64-byte rows (BK = 32 halves), two rows per 128-byte line. Swizzled, the chunk 0 of
@@ -349,7 +406,7 @@ TEST_CASE("tile layout: every template with a <visual> has a scene for its defau
         INFO(t->id());
         CHECK_NOTHROW(scene(t->id(), arch, {}, {}, std::nullopt));
     }
-    CHECK(withView >= 7);  // gemm, gemm_mma, gemm_wgmma, reduce, scan, histogram, map
+    CHECK(withView >= 9);  // gemm, gemm_mma, gemm_wgmma, conv, matmul_ladder, reduce, scan, histogram, map
 }
 
 // The conv's tiles as its kernel stores them: k-major A and B in bwd_weight (16-bit types),
