@@ -43,6 +43,7 @@ std::string opText(const ActionOp& op) {
     case ActionOp::Kind::Select:
         return "select" + (op.templateId.empty() ? "" : " template " + op.templateId) + (op.arch.empty() ? "" : " arch " + op.arch);
     case ActionOp::Kind::Set: return "set " + values(op.values);
+    case ActionOp::Kind::Size: return "size " + values(op.values);
     case ActionOp::Kind::Open: return "open " + op.view;
     case ActionOp::Kind::Run: return "run on the GPU";
     case ActionOp::Kind::Compare: return "compare " + values(op.a) + " with " + values(op.b);

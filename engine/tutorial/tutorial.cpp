@@ -23,7 +23,7 @@ constexpr const char* kDefaultArch = "sm_90";
 
 // What <open view="..."/> may name: the code tabs, then the app's views by title (lower case).
 constexpr std::string_view kViews[] = {"source", "ptx", "log", "occupancy", "roofline", "instruction mix",
-                                       "resources", "launch", "run", "variants", "compare"};
+                                       "resources", "launch", "run", "variants", "compare", "tiles"};
 
 struct MetricInfo {
     Metric metric;
