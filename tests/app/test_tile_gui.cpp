@@ -91,9 +91,9 @@ TEST_CASE("gui: the Tiles view follows the matmul ladder from global memory to w
     const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5");
     INFO(r.stderrText);
     REQUIRE(r.exitCode == 0);
-    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_naive: 9216 tiles") && Catch::Contains("; shared memory: none"));
-    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_warptile: 576 tiles") &&
-                                 Catch::Contains("; computes C 3072 x 3072; shared memory 16384 B per stage"));
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_naive: 12544 tiles") && Catch::Contains("; shared memory: none"));
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: matmul_ladder_warptile: 784 tiles") &&
+                                 Catch::Contains("; computes C 3584 x 3584; shared memory 16384 B per stage"));
     // The warp-tiled drawing has the shared-memory grid's many chunk colours; the naive one has
     // no grid to draw.
     const Pixels n = readPng(naive), w = readPng(warp);
