@@ -24,6 +24,7 @@ constexpr auto kEditorStateDelay = std::chrono::seconds(1);
 
 // Preferred start-up arch: the one our users' GPUs (H100/H200) are.
 constexpr std::string_view kDefaultArch = "sm_90";
+constexpr std::string_view kDefaultTemplate = "gemm";
 
 }  // namespace
 
@@ -50,7 +51,8 @@ ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::pa
             }
         }
     }
-    if (!m_library.templates().empty()) selectTemplate(m_library.templates().front()->id());
+    // The flagship kernel first, not the alphabetically first (attention, a late lesson).
+    if (!selectTemplate(kDefaultTemplate) && !m_library.templates().empty()) selectTemplate(m_library.templates().front()->id());
 }
 
 ExplorerModel::~ExplorerModel() {
