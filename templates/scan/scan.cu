@@ -320,7 +320,7 @@ using namespace kx_scan;
 // takes its tile number from an atomic ticket instead of blockIdx.x: tile t is only handed out
 // after tiles 0 .. t-1 were, to blocks that are already running, so every tile waited on is
 // making progress.
-extern "C" __global__ void __launch_bounds__(kBlock)
+extern "C" __global__ void __launch_bounds__(kBlock, ${MIN_BLOCKS})
 ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
                         unsigned int* __restrict__ ticket, ${ctype}* __restrict__ partials, int n) {
     T* smem = transposeBuffer();
