@@ -1,5 +1,6 @@
 #include "tile_model.hpp"
 
+#include "analysis/roofline_scene.hpp"
 #include "explorer_model.hpp"
 #include "util/error.hpp"
 
@@ -29,9 +30,13 @@ TileModel::Key TileModel::currentKey() const {
 }
 
 void TileModel::update(double dt) {
-    // The device follows the arch until the user picks one.
+    // The device follows the arch until the user picks one: this machine's GPU when it has the
+    // arch's compute capability, else the arch's usual device.
     if (const engine::Arch* arch = m_model.currentArch(); arch != nullptr && !m_userPickedDevice) {
-        const engine::DeviceSpec* d = engine::defaultTileDevice(m_model.archDatabase(), *arch);
+        const engine::DeviceSpec* d = nullptr;
+        if (m_model.runs().runnerState() == RunnerState::Ready)
+            d = engine::deviceForGpuName(m_model.archDatabase(), *arch, m_model.runs().deviceName());
+        if (d == nullptr) d = engine::defaultTileDevice(m_model.archDatabase(), *arch);
         m_deviceId = d ? d->id : std::string();
     }
     const Key key = currentKey();

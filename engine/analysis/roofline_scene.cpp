@@ -43,6 +43,17 @@ std::vector<std::string> modelTokens(const std::string& name) {
     return out;
 }
 
+// The words of a name, upper case: "NVIDIA H100 PCIe 80GB" -> NVIDIA, H100, PCIE, 80GB.
+std::vector<std::string> upperWords(std::string_view name) {
+    std::vector<std::string> out(1);
+    for (char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c))) out.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        else if (!out.back().empty()) out.emplace_back();
+    }
+    if (out.back().empty()) out.pop_back();
+    return out;
+}
+
 // "67 TFLOP/s", "1.98 PFLOP/s": four significant digits at most, the SI prefix on the unit.
 std::string flopsText(double v) {
     const char* prefix = "";
@@ -74,6 +85,30 @@ const DeviceSpec* rooflineDeviceForArch(const ArchDatabase& arches, const Arch& 
     for (const DeviceSpec& d : arches.devices())
         if (d.arch == arch.name) return &d;
     return nullptr;
+}
+
+const DeviceSpec* deviceForGpuName(const ArchDatabase& arches, const Arch& arch, std::string_view gpuName) {
+    const std::vector<std::string> model = modelTokens(std::string(gpuName));
+    const std::vector<std::string> words = upperWords(gpuName);
+    const DeviceSpec* archDefault = rooflineDeviceForArch(arches, arch);
+    const DeviceSpec* best = nullptr;
+    long bestShared = 0;
+    for (const DeviceSpec& d : arches.devices()) {
+        const Arch* da = arches.findArch(d.arch);
+        if (da == nullptr || da->vendor != arch.vendor || da->nv.computeMajor != arch.nv.computeMajor ||
+            da->nv.computeMinor != arch.nv.computeMinor)
+            continue;
+        const std::vector<std::string> dm = modelTokens(d.name);
+        if (std::none_of(model.begin(), model.end(), [&](const std::string& t) { return std::find(dm.begin(), dm.end(), t) != dm.end(); }))
+            continue;
+        const std::vector<std::string> dw = upperWords(d.name);
+        const long shared = std::count_if(words.begin(), words.end(), [&](const std::string& w) { return std::find(dw.begin(), dw.end(), w) != dw.end(); });
+        if (best == nullptr || shared > bestShared || (shared == bestShared && &d == archDefault)) {
+            best = &d;
+            bestShared = shared;
+        }
+    }
+    return best;
 }
 
 const DeviceSpec* findRooflineDevice(const ArchDatabase& arches, std::string_view idOrName) {

@@ -26,6 +26,12 @@ namespace kx::engine {
 // the database lists none: the caller says so instead of drawing another family's roof.
 const DeviceSpec* rooflineDeviceForArch(const ArchDatabase& arches, const Arch& arch);
 
+// The datasheet of a GPU as a runner names it ("NVIDIA H200", "NVIDIA H100 80GB HBM3"): among
+// the devices of the arch's compute capability, those sharing a model word with the name ("H200");
+// of those, the one sharing most words ("PCIe" picks the PCIe card), then the arch's own device
+// (rooflineDeviceForArch). nullptr when none shares a model word.
+const DeviceSpec* deviceForGpuName(const ArchDatabase& arches, const Arch& arch, std::string_view gpuName);
+
 // A device given by id ("h100_sxm") or by name, case-insensitively ("NVIDIA H100 SXM5 80GB");
 // nullptr when none matches.
 const DeviceSpec* findRooflineDevice(const ArchDatabase& arches, std::string_view idOrName);

@@ -101,6 +101,23 @@ TEST_CASE("gui: the Tiles view follows the matmul ladder from global memory to w
     CHECK(w.distinct > n.distinct);
 }
 
+// On a machine whose GPU the runner names, the view models that GPU (here an H200, from the
+// stand-in runner) rather than the arch's usual H100.
+TEST_CASE("gui: the Tiles view models this machine's GPU", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles_gpu");
+    // The run makes the script wait until the runner has answered with its device.
+    const fs::path script = writeScript(dir, "template gemm_mma\narch sm_90\nwait-compile\nrun\nwait-run\ntiles open\nframes 3\ntiles print\n");
+    const std::string runner = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5", runner);
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("; on NVIDIA H200 SXM 141GB"));
+    const fs::path noGpu = writeScript(dir, "template gemm_mma\narch sm_90\nwait-compile\ntiles open\nframes 3\ntiles print\n");
+    const RunResult plain = runApp(dir, "--script '" + noGpu.string() + "' --screenshot '" + (dir.path / "plain.png").string() + "' --frames 5");
+    CHECK_THAT(plain.stderrText, Catch::Contains("; on NVIDIA H100 SXM5 80GB"));
+}
+
 // gemm_wgmma with its operands swapped computes C^T = B A^T: the view says C^T, and its rows are
 // C's columns.
 TEST_CASE("gui: the Tiles view draws C^T for swapped operands", "[app][gui][tiles]") {

@@ -21,12 +21,14 @@ int main() {
         if (const char* log = std::getenv("KX_FAKE_RUNNER_LOG")) std::ofstream(log, std::ios::app) << line << "\n";
         const std::string cmd = request.value("cmd", "");
         const bool driver = std::getenv("KX_FAKE_RUNNER_DRIVER") != nullptr;
+        const char* nameVar = std::getenv("KX_FAKE_GPU_NAME");  // the GPU's name, as the driver would give it
+        const std::string gpuName = nameVar != nullptr && *nameVar ? nameVar : "Fake GPU";
         if (driver && cmd == "hello") {
             std::cout << nlohmann::json{{"ok", true}, {"protocol", 2}, {"driver", true}, {"driver_version", "13.0"}}.dump() << "\n" << std::flush;
             continue;
         }
         if (driver && cmd == "devices") {
-            const nlohmann::json device = {{"index", 0}, {"name", "Fake GPU"}, {"compute_capability", "9.0"}, {"arch", "sm_90"}, {"sm_count", 132},
+            const nlohmann::json device = {{"index", 0}, {"name", gpuName}, {"compute_capability", "9.0"}, {"arch", "sm_90"}, {"sm_count", 132},
                                            {"memory_bytes", 85899345920LL}, {"l2_bytes", 52428800}};
             std::cout << nlohmann::json{{"ok", true}, {"devices", {device}}}.dump() << "\n" << std::flush;
             continue;
@@ -64,7 +66,7 @@ int main() {
             baselines.push_back(entry);
         }
         nlohmann::json reply = {{"ok", true},
-                                      {"device", {{"name", "Fake GPU"}, {"arch", "sm_90"}}},
+                                      {"device", {{"name", gpuName}, {"arch", "sm_90"}}},
                                       {"timing", {{"median_ms", 1.0}, {"min_ms", 1.0}, {"max_ms", 1.0}}},
                                       {"reps", request.value("reps", 1)},
                                       {"outputs", outputs},

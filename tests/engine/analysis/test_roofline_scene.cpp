@@ -117,6 +117,22 @@ TEST_CASE("roofline scene: the device follows the arch, and an arch without one 
     CHECK_THROWS_AS(sceneOf("reduce", "sm_90", {}, false, "no_such_gpu"), InputError);
 }
 
+// The datasheet of the GPU a runner names: the model word decides, the other words break ties,
+// then the arch's own device; a GPU of another compute capability has none.
+TEST_CASE("roofline scene: a runner's GPU name finds its datasheet", "[roofline][scene]") {
+    const Arch& sm90 = *db().findArch("sm_90");
+    auto id = [&](const Arch& arch, const char* name) {
+        const DeviceSpec* d = deviceForGpuName(db(), arch, name);
+        return d ? d->id : std::string("none");
+    };
+    CHECK(id(sm90, "NVIDIA H200") == "h200_sxm");
+    CHECK(id(sm90, "NVIDIA H100 80GB HBM3") == "h100_sxm");   // PCIe and SXM tie on H100, 80GB: the arch's own
+    CHECK(id(sm90, "NVIDIA H100 PCIe") == "h100_pcie");
+    CHECK(id(*db().findArch("sm_89"), "NVIDIA GeForce RTX 4090") == "rtx_4090");
+    CHECK(id(sm90, "Fake GPU") == "none");
+    CHECK(id(*db().findArch("sm_80"), "NVIDIA H200") == "none");  // not compute capability 8.0
+}
+
 TEST_CASE("roofline scene: labels never overlap each other or a marker at 1280x720 and 1920x1080", "[roofline][scene]") {
     // The plot areas of the Roofline panel at those window sizes, 15 px JetBrains Mono.
     for (auto [w, h] : {std::pair{290.0, 130.0}, std::pair{420.0, 190.0}, std::pair{700.0, 330.0}}) {
