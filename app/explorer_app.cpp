@@ -13,6 +13,7 @@
 
 #include "util/data_paths.hpp"
 
+#include <imgui_internal.h>
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
 
@@ -63,7 +64,12 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme, WorkspaceSett
                                        selectTab(view == "ptx" ? CodeTab::Ptx : view == "sass" ? CodeTab::Sass : view == "log" ? CodeTab::Log : CodeTab::Source);
                                        return true;
                                    }
-                                   return showView(view);
+                                   if (!showView(view)) return false;
+                                   // A floating view takes the focus when it appears; the learner
+                                   // is still reading the step, so the Tutorials window comes back
+                                   // in front once the view has been drawn.
+                                   m_refocusTutorialsIn = 2;
+                                   return true;
                                },
                                [this](int a, int b) {
                                    m_compare->setOpen(true);
@@ -96,9 +102,24 @@ void ExplorerApp::draw() {
     }
     m_layout.place(m_views, menuBarHeight);
     for (auto& v : m_views) v->draw();
+    if (m_refocusTutorialsIn > 0 && --m_refocusTutorialsIn == 0 && m_tutorialsView->isOpen())
+        ImGui::SetWindowFocus(m_tutorialsView->title().c_str());
     for (auto& v : m_views)
         if (v->takeTitleDoubleClick()) toggleMaximised(v->title());
     if (m_layout.takeChanged()) saveWorkspace();
+}
+
+std::string ExplorerApp::frontWindow() const {
+    const ImGuiContext* g = ImGui::GetCurrentContext();
+    if (g == nullptr) return {};
+    for (int i = g->WindowsFocusOrder.Size - 1; i >= 0; --i) {
+        const ImGuiWindow* w = g->WindowsFocusOrder[i];
+        // Tiled panels never come to the front; only floating windows can stand over others.
+        const ImGuiWindowFlags skip = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup |
+                                      ImGuiWindowFlags_NoBringToFrontOnFocus;
+        if (w->Active && !w->Hidden && (w->Flags & skip) == 0) return w->Name;
+    }
+    return {};
 }
 
 std::string ExplorerApp::activity() const {

@@ -78,6 +78,8 @@ public:
     // The tutorial player and its window (Help > Tutorials).
     TutorialModel& tutorials() { return *m_tutorialModel; }
     TutorialsView& tutorialsView() { return *m_tutorialsView; }
+    // The title of the window in front of the others (the one focused last), for scripts.
+    std::string frontWindow() const;
     // Keeps the current variant in the session; it appears in the Variants and Compare views once
     // written. Returns false with why when it cannot be kept (not compiled yet, read-only session).
     bool keepCurrent(std::string* why = nullptr);
@@ -173,6 +175,7 @@ private:
     View* m_about = nullptr;
     std::unique_ptr<TutorialModel> m_tutorialModel;
     TutorialsView* m_tutorialsView = nullptr;
+    int m_refocusTutorialsIn = 0;  // frames until the Tutorials window is brought back in front (0: not asked)
     std::unique_ptr<SweepModel> m_sweepModel;
     SweepView* m_sweepView = nullptr;
     std::unique_ptr<UserTemplateModel> m_userTemplates;

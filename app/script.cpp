@@ -287,6 +287,9 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
     case ScriptCommand::Kind::CloseView:
         if (!app.showView(c.argument, false)) fail(c, fmt::format("unknown view '{}'", c.argument));
         break;
+    case ScriptCommand::Kind::Front:
+        std::cerr << fmt::format("kernel-explorer: front: {}\n", app.frontWindow());
+        break;
     case ScriptCommand::Kind::LoadVariant: {
         const int i = variantIndex(c, app, c.argument);
         const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(i)]->variantId;
@@ -456,6 +459,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Tab:
     case Kind::View:
     case Kind::CloseView:
+    case Kind::Front:
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
     case Kind::ExportRoofline: return stepExportRoofline(c, app);

@@ -142,7 +142,7 @@ struct ScriptCommand {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share
+        UserKernel, Flag, Share, Front
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file

@@ -225,6 +225,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"wait-compile", {Kind::WaitCompile, parseNoArgument}},
     {"frames", {Kind::Frames, parseFrames}},
     {"screenshot", {Kind::Screenshot, parseOneArgument}},
+    {"front", {Kind::Front, parseNoArgument}},
     {"session", {Kind::Session, parseSession}},
     {"demo", {Kind::Demo, parseNoArgument}},
     {"file-dialog", {Kind::FileDialog, parseFileDialog}},

@@ -189,6 +189,28 @@ TEST_CASE("gui: a tutorial checkpoint judges the run its action started", "[app]
     CHECK(r.stderrText.find("needs a GPU run") == std::string::npos);
 }
 
+// "Show me the tiles" opens a floating window, which takes the focus as it appears; the learner
+// is still reading the step, so the Tutorials window must come back in front of it (after the
+// welcome, it did not).
+TEST_CASE("gui: the Tutorials window stays in front of a view its action opens", "[app][gui][tutorial]") {
+    requirePrerequisites();
+    TempDir dir("tutorial_front");
+    const RunResult r = runApp(dir,
+                               "--script '" +
+                                   writeScript(dir, "session " + (dir.path / "new.kxs").string() +
+                                                        "\nframes 3\ntutorial welcome start\ntutorial open matmul_ladder\nfront\n"
+                                                        "tutorial action 1\ntutorial action 2\nwait-compile\nframes 3\nfront\n")
+                                       .string() +
+                                   "' --screenshot '" + (dir.path / "x.png").string() + "'",
+                               privateEnv(dir));
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    const auto first = r.stderrText.find("kernel-explorer: front: Tutorials");
+    REQUIRE(first != std::string::npos);
+    CHECK(r.stderrText.find("kernel-explorer: front: Tutorials", first + 1) != std::string::npos);
+    CHECK(r.stderrText.find("kernel-explorer: front: Tiles") == std::string::npos);
+}
+
 TEST_CASE("gui: tutorial script commands reject what they cannot do", "[app][gui][tutorial]") {
     requirePrerequisites();
     TempDir dir("tutorial_errors");
