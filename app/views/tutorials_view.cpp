@@ -74,6 +74,16 @@ void TutorialsView::drawWelcome() {
     }
     ImGui::Spacing();
     ImGui::TextColored(Theme::toVec4(pal.textFaint), "Help > Tutorials opens this window again.");
+    // The whole path, so that a learner who knows the basics can start further along.
+    ImGui::Spacing();
+    sectionHeader("The learning path");
+    for (const auto& t : all) {
+        if (ImGui::Selectable(fmt::format("{:>2}. {}", t->order, t->title).c_str())) {
+            m_tutorials.dismissWelcome();
+            m_tutorials.open(t->id);
+        }
+        helpTooltip(t->summary);
+    }
 }
 
 void TutorialsView::drawList() {
