@@ -19,30 +19,6 @@ std::string upper(std::string_view s) {
     return out;
 }
 
-// The words of a product name that name the model ("H100", "MI300X", "4090"): with a digit, at
-// least three characters, and not a memory size or a form factor ("80GB", "SXM5", "HBM3").
-std::vector<std::string> modelTokens(const std::string& name) {
-    std::vector<std::string> out;
-    std::string word;
-    auto flush = [&] {
-        const std::string w = upper(word);
-        word.clear();
-        const bool digit = std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-        const auto startsWith = [&](std::string_view p) { return w.rfind(p, 0) == 0; };
-        const auto endsWith = [&](std::string_view e) { return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0; };
-        if (!digit || w.size() < 3 || endsWith("GB") || endsWith("MB") || startsWith("SXM") || startsWith("HBM") ||
-            startsWith("GDDR") || startsWith("PCIE"))
-            return;
-        out.push_back(w);
-    };
-    for (char c : name) {
-        if (std::isalnum(static_cast<unsigned char>(c))) word += c;
-        else flush();
-    }
-    flush();
-    return out;
-}
-
 // The words of a name, upper case: "NVIDIA H100 PCIe 80GB" -> NVIDIA, H100, PCIE, 80GB.
 std::vector<std::string> upperWords(std::string_view name) {
     std::vector<std::string> out(1);
@@ -51,6 +27,22 @@ std::vector<std::string> upperWords(std::string_view name) {
         else if (!out.back().empty()) out.emplace_back();
     }
     if (out.back().empty()) out.pop_back();
+    return out;
+}
+
+// The words of a product name that name the model ("H100", "MI300X", "4090"): with a digit, at
+// least three characters, and not a memory size or a form factor ("80GB", "SXM5", "HBM3").
+std::vector<std::string> modelTokens(std::string_view name) {
+    std::vector<std::string> out;
+    for (const std::string& w : upperWords(name)) {
+        const bool digit = std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        const auto startsWith = [&](std::string_view p) { return w.rfind(p, 0) == 0; };
+        const auto endsWith = [&](std::string_view e) { return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0; };
+        if (!digit || w.size() < 3 || endsWith("GB") || endsWith("MB") || startsWith("SXM") || startsWith("HBM") ||
+            startsWith("GDDR") || startsWith("PCIE"))
+            continue;
+        out.push_back(w);
+    }
     return out;
 }
 
@@ -88,7 +80,7 @@ const DeviceSpec* rooflineDeviceForArch(const ArchDatabase& arches, const Arch& 
 }
 
 const DeviceSpec* deviceForGpuName(const ArchDatabase& arches, const Arch& arch, std::string_view gpuName) {
-    const std::vector<std::string> model = modelTokens(std::string(gpuName));
+    const std::vector<std::string> model = modelTokens(gpuName);
     const std::vector<std::string> words = upperWords(gpuName);
     const DeviceSpec* archDefault = rooflineDeviceForArch(arches, arch);
     const DeviceSpec* best = nullptr;
