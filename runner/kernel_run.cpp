@@ -319,12 +319,39 @@ public:
         }
     }
 
-    // One run of the whole sequence on set s: the per-run zeroing, then every kernel in order.
+    // One run of the whole sequence on set s: the per-run zeroing, then every kernel in order
+    // (the prepare launches excepted: they ran once, in prepare()).
     void run(int s, const std::string& what) {
         const CudaDriver& d = m_ctx.driver();
         for (const Arg& arg : m_args)
             if (arg.zeroEachRun) m_ctx.check(d.cuMemsetD8Async(arg.sets[s], 0, arg.bytes, nullptr), "zeroing '" + arg.name + "'");
+        launchAll(s, false, what);
+    }
+
+    // The prepare launches on every set (a layout the kernel reads, made from the uploaded
+    // inputs), before the checked run: never timed.
+    void prepare() {
+        for (size_t s = 0; s < m_params.size(); ++s) launchAll(static_cast<int>(s), true, "preparing the inputs");
+        m_ctx.check(m_ctx.driver().cuCtxSynchronize(), "preparing the inputs");
+    }
+
+    // In-place kernels change their input: put it back before every timed run.
+    void restore(int s) {
+        for (const Arg& arg : m_args)
+            if (arg.pristine)
+                m_ctx.check(m_ctx.driver().cuMemcpyDtoDAsync(arg.sets[s], arg.pristine, arg.bytes, nullptr), "restoring '" + arg.name + "'");
+    }
+
+private:
+    struct alignas(64) Slot {
+        unsigned char bytes[sizeof(CUtensorMap)];
+    };
+
+    // The launches of set s whose prepare flag is `prepare`, in order, each `repeat` times.
+    void launchAll(int s, bool prepare, const std::string& what) {
+        const CudaDriver& d = m_ctx.driver();
         for (const Launch& l : m_launches) {
+            if (l.prepare != prepare) continue;
             for (long long r = 0; r < l.repeat; ++r) {
                 const int pass = static_cast<int>(r);
                 for (size_t slot : m_passSlots) std::memcpy(m_storage[s][slot].bytes, &pass, sizeof pass);  // copied at launch
@@ -342,17 +369,6 @@ public:
         }
     }
 
-    // In-place kernels change their input: put it back before every timed run.
-    void restore(int s) {
-        for (const Arg& arg : m_args)
-            if (arg.pristine)
-                m_ctx.check(m_ctx.driver().cuMemcpyDtoDAsync(arg.sets[s], arg.pristine, arg.bytes, nullptr), "restoring '" + arg.name + "'");
-    }
-
-private:
-    struct alignas(64) Slot {
-        unsigned char bytes[sizeof(CUtensorMap)];
-    };
     DeviceContext& m_ctx;
     const std::vector<Arg>& m_args;
     const std::vector<Launch>& m_launches;
@@ -386,8 +402,9 @@ nlohmann::json checkedRun(DeviceContext& ctx, std::vector<Arg>& args, Sequence& 
 // the first that runs.
 void describePrimaryKernel(DeviceContext& ctx, const std::vector<Launch>& launches, nlohmann::json& reply) {
     const CudaDriver& d = ctx.driver();
-    auto chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.primary && l.repeat > 0; });
-    if (chosen == launches.end()) chosen = std::find_if(launches.begin(), launches.end(), [](const Launch& l) { return l.repeat > 0; });
+    const auto runs = [](const Launch& l) { return l.repeat > 0 && !l.prepare; };
+    auto chosen = std::find_if(launches.begin(), launches.end(), [&](const Launch& l) { return l.primary && runs(l); });
+    if (chosen == launches.end()) chosen = std::find_if(launches.begin(), launches.end(), runs);
     const Launch& first = chosen == launches.end() ? launches.front() : *chosen;
     int regs = 0, staticSmem = 0;
     d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, first.fn);
@@ -423,6 +440,10 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     clock.mark("upload");
 
     Sequence sequence(ctx, args, launches, sets);
+    if (std::any_of(launches.begin(), launches.end(), [](const Launch& l) { return l.prepare && l.repeat > 0; })) {
+        sequence.prepare();
+        clock.mark("prepare");
+    }
     const nlohmann::json outputs = checkedRun(ctx, args, sequence);
     clock.mark("checked_run");
 

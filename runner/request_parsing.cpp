@@ -112,6 +112,8 @@ std::vector<Launch> parseLaunches(const nlohmann::json& req) {
         launch.repeat = l.contains("repeat") ? integer<long long>(l.at("repeat"), "repeat") : 1LL;
         launch.primary = l.value("primary", false);
         launch.persistent = l.value("persistent", false);
+        launch.prepare = l.value("prepare", false);
+        if (launch.prepare && launch.primary) throw RunnerError("launch '" + launch.kernel + "' cannot be both prepare and primary", false);
         if (l.contains("cluster")) {
             const auto cluster = integers<unsigned>(l.at("cluster"), "cluster");
             if (cluster.size() != 3) throw RunnerError("cluster needs 3 dimensions", false);
@@ -124,7 +126,8 @@ std::vector<Launch> parseLaunches(const nlohmann::json& req) {
         }
         launches.push_back(std::move(launch));
     }
-    if (launches.empty()) throw RunnerError("the request names no kernel to launch", false);
+    if (std::all_of(launches.begin(), launches.end(), [](const Launch& l) { return l.prepare; }))
+        throw RunnerError("the request names no kernel to launch", false);
     return launches;
 }
 

@@ -39,6 +39,7 @@ struct Launch {
     long long repeat = 1;
     bool primary = false;
     bool persistent = false;  // grid[0] is capped at the blocks the device holds at once
+    bool prepare = false;     // run once per set after the upload, outside the checked and timed runs
 };
 
 // Throw RunnerError (or nlohmann::json::exception for a missing key or a wrong type) on a

@@ -164,6 +164,7 @@ nlohmann::json planLaunches(const Template& tmpl, const Config& config, const Ar
                             {"dynamic_smem", g.dynamicSmemBytes},
                             {"repeat", step.repeat},
                             {"persistent", step.persistent},
+                            {"prepare", step.prepare},
                             {"primary", step.kernel == primaryKernel}});
     }
     return launches;

@@ -327,6 +327,8 @@ LaunchSpec parseLaunch(const fs::path& file, const XMLElement* launch) {
     l.kernel = attr(launch, "kernel");
     l.repeat = attr(launch, "repeat", "1");
     l.primary = attr(launch, "primary") == "true";
+    l.prepare = attr(launch, "prepare") == "true";
+    if (l.primary && l.prepare) fail(file, l.line, "a launch cannot be both primary and prepare: the primary kernel is the timed one");
     l.persistent = attr(launch, "persistent", "0");
     if (!l.kernel.empty() && !isIdentifier(l.kernel)) fail(file, l.line, "launch kernel '" + l.kernel + "' is not an identifier");
     return l;

@@ -98,6 +98,9 @@ struct LaunchSpec {
     std::string cluster[3] = {"1", "1", "1"};  // blocks per thread-block cluster (sm_90+); grid a multiple
     std::string dynamicSmem = "0";
     bool primary = false;      // primary="true": the kernel that does the work (occupancy describes it)
+    // prepare="true": run once per input set after the upload, before the checked run and
+    // outside the timing (a data layout the kernel reads, such as a preshuffled operand).
+    bool prepare = false;
     // Expression; nonzero: a persistent launch. The runner caps grid-x at the blocks the device
     // holds at once (its SMs times the blocks per SM the driver reports), and the kernel walks
     // the rest of its grid-x with a stride of the grid.

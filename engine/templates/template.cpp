@@ -402,8 +402,9 @@ SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides)
 LaunchGeometry Template::launch(const Config& config, const Arch& arch, const SizeMap& sizes) const {
     // The launch marked primary when this config runs it, else the first one it runs: a config
     // may skip launches (repeat 0), as a single-pass scan skips the three-pass one's kernels.
+    // A prepare launch is never the one described: it is not timed.
     const std::vector<LaunchStep> steps = launches(config, arch, sizes);
-    const auto runs = [](const LaunchStep& s) { return s.repeat > 0; };
+    const auto runs = [](const LaunchStep& s) { return s.repeat > 0 && !s.prepare; };
     auto chosen = std::find_if(steps.begin(), steps.end(), [&](const LaunchStep& s) { return s.primary && runs(s); });
     if (chosen == steps.end()) chosen = std::find_if(steps.begin(), steps.end(), runs);
     if (chosen == steps.end()) chosen = steps.begin();
@@ -418,6 +419,7 @@ std::vector<LaunchStep> Template::launches(const Config& config, const Arch& arc
         LaunchStep step;
         step.kernel = l.kernel.empty() ? name : name + "_" + l.kernel;
         step.primary = l.primary;
+        step.prepare = l.prepare;
         step.geometry.kernel = step.kernel;
         for (int i = 0; i < 3; ++i) {
             step.geometry.grid[i] = toCount(evaluateExpression(l.grid[i], vars), "grid dimension " + l.grid[i]);

@@ -53,6 +53,7 @@ struct LaunchStep {
     long long repeat = 1;
     bool primary = false;    // the kernel the occupancy and resource views describe
     bool persistent = false; // the runner caps grid-x at the blocks the device holds at once
+    bool prepare = false;    // run once per input set before the checked run, never timed
     LaunchGeometry geometry;
 };
 

@@ -122,6 +122,12 @@ TEST_CASE("a name pattern that could leave the output folder or is empty is refu
                    5, "choice '../f16'");
 }
 
+TEST_CASE("a launch that would be both prepared once and timed is refused", "[templates][reliability]") {
+    const std::string launch = "<launch grid-x=\"ceil_div(n, ITEMS)\"";
+    requireRefused(loadEdited("prepare_primary", {{launch, "<launch prepare=\"true\" primary=\"true\" grid-x=\"ceil_div(n, ITEMS)\""}}), 28,
+                   "both primary and prepare");
+}
+
 TEST_CASE("negative parameter values and duplicate choices or values are refused", "[templates][reliability]") {
     requireRefused(loadEdited("negative", {{"values=\"32,64,128,256,2048\"", "values=\"-32,64,128,256,2048\""}}), 11, "must not be negative");
     requireRefused(loadEdited("negative_range", {{"min=\"1\" max=\"8\"", "min=\"-2\" max=\"8\""}}), 12, "must not be negative");
