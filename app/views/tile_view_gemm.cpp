@@ -343,7 +343,7 @@ void TileView::drawSharedMemory(const Rect& r) {
         return;
     }
     const bool swizzled = g.smem[0].swizzled;
-    const bool padded = g.smem[0].padChunks > 0 || g.smem[1].padChunks > 0;
+    const bool padded = std::any_of(g.smem.begin(), g.smem.end(), [](const engine::SmemOperand& o) { return o.padChunks > 0; });
     const Rect a = panel(r, fmt::format("Shared memory: {} B per stage, {} x {} = {} B", g.stageBytes, g.stages, g.stageBytes, g.stages * g.stageBytes),
                          swizzled ? "16-byte chunks XOR-swizzled within 128-byte lines"
                          : padded ? "rows padded so each starts in another bank group"

@@ -7,7 +7,10 @@
 // rounded once, at the end. Layout ${layout}: C is row-major; A is stored K x M
 // (m-contiguous) when a_col_major = 1, else M x K; B is stored N x K (k-contiguous) when
 // b_col_major = 1, else K x N. Epilogue ${epilogue} with D0 ${d0} (none, a bias vector of N, or a
-// residual M x N matrix), applied to the fp32 accumulators before the one rounding.
+// residual M x N matrix), applied to the fp32 accumulators before the one rounding. B format
+// ${b_format}: stored, B goes through shared memory like A; preshuffled, a preparation kernel has
+// rewritten B once in the order of the mma's B fragments, and each warp loads its fragments from
+// global memory straight into registers.
 //
 // Index
 //   [SECTION] Configuration      the parameters as constants, and what they imply
@@ -16,8 +19,10 @@
 //   [SECTION] Global -> shared   one pipeline stage of A and B
 //   [SECTION] Shared -> registers without ldmatrix   tf32 operands stored along m or n
 //   [SECTION] Epilogue           alpha, beta, D0 and the activation, per pair of outputs
+//   [SECTION] Preshuffled B      the fragment order, and loads straight to registers
 //   [SECTION] Kernel             block order, the k-loop pipeline, fragments, epilogue
 //   [SECTION] Split-K finish     the slices' partial sums added, then the epilogue
+//   [SECTION] Preshuffle         B rewritten in fragment order (a prepare launch, untimed)
 
 #include "common/type_headers.cuh"
 
@@ -40,6 +45,8 @@ constexpr bool kAKMajor = ${a_col_major} == 0;         // A stored M x K: its k 
 constexpr int kActivation = ${activation};             // 0 none, 1 relu, 2 gelu (tanh), 3 gelu (erf), 4 sigmoid, 5 tanh, 6 silu
 constexpr int kD0 = ${d0_kind};                        // 0 none, 1 bias (D0[n]), 2 residual (D0[m, n])
 constexpr bool kIntegerSums = ${is_int} != 0;          // int8 operands, int32 sums
+constexpr bool kBPreshuffled = ${b_preshuffled} != 0;  // B read from Bp, in fragment order, not through shared memory
+constexpr int kBPrefetch = ${B_PREFETCH};             // preshuffled B: k-tiles of fragments in flight ahead of the mma's
 
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
@@ -60,16 +67,16 @@ constexpr int kBRows = kBKMajor ? kBN : kBK;
 constexpr int kBChunksPerRow = (kBKMajor ? kBK : kBN) / kChunk;
 constexpr int kATileBytes = kBM * kBK * int(sizeof(T));
 constexpr int kBTileBytes = kBN * kBK * int(sizeof(T));
-constexpr int kStageBytes = kATileBytes + kBTileBytes;
+constexpr int kStageBytes = kATileBytes + (kBPreshuffled ? 0 : kBTileBytes);
 constexpr int kACopies = kATileBytes / 16 / kThreads;   // 16-byte copies per thread per stage
 constexpr int kBCopies = kBTileBytes / 16 / kThreads;
 
 static_assert(kThreads == ${THREADS}, "kernel and manifest disagree on THREADS");
 static_assert(kStages * kStageBytes == ${SMEM_BYTES}, "kernel and manifest disagree on the shared-memory size");
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % 16 == 0 && kWN % 16 == 0, "tiles must nest in mma shapes");
-static_assert(kACopies * 16 * kThreads == kATileBytes && kBCopies * 16 * kThreads == kBTileBytes,
+static_assert(kACopies * 16 * kThreads == kATileBytes && (kBPreshuffled || kBCopies * 16 * kThreads == kBTileBytes),
               "stage copies must split evenly over the threads");
-static_assert(kAChunksPerRow >= 4 && kBChunksPerRow >= 4, "the swizzle needs rows of at least 64 bytes");
+static_assert(kAChunksPerRow >= 4 && (kBPreshuffled || kBChunksPerRow >= 4), "the swizzle needs rows of at least 64 bytes");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert(kKSteps % 2 == 0, "fragment sets alternate by k-step: every stage starts with set 0");
 static_assert(kMmaK * int(sizeof(T)) == 32, "a k-step is two 16-byte chunks");
@@ -239,6 +246,25 @@ __device__ __forceinline__ void storeOutputs(TOut* __restrict__ C, const TOut* _
         storePair(C, M, N, row, col, epilogue(x, D0, M, N, row, col, alpha, beta), epilogue(y, D0, M, N, row, col + 1, alpha, beta), pairOk);
 }
 
+// [SECTION] Preshuffled B
+//
+// Bp holds B in the order the mma's read it, in 32-bit words (each word the elements one register
+// of a B fragment holds, the lowest k in the low bits): for each group of 16 columns of C (two
+// mma tiles of 8), for each k-step of kMmaK, for each lane, four words: registers b0 and b1 of
+// the group's first tile, then of its second, exactly what ldmatrix.x4 hands a lane from a
+// shared-memory tile. A warp's 16-byte loads of one group and k-step are then 512 contiguous
+// bytes. N is padded to a multiple of BN and K to one of BK, with zeros, so the kernel reads
+// whole tiles without bounds checks.
+constexpr int kBWordsPerLoad = 4;  // one uint4 per lane per column group and k-step
+
+__device__ __forceinline__ long long preshuffledKSteps(int K) { return static_cast<long long>((K + kBK - 1) / kBK) * kKSteps; }
+
+__device__ __forceinline__ uint4 loadGlobalNc(const uint4* p) {
+    uint4 v;
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
 }  // namespace kx_gemm_mma
 
 using namespace kx_gemm_mma;
@@ -247,7 +273,7 @@ using namespace kx_gemm_mma;
 
 extern "C" __global__ void __launch_bounds__(kThreads)
     ${KERNEL_NAME}(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
-                   TAcc* __restrict__ partials, int M, int N, int K, float alpha, float beta) {
+                   TAcc* __restrict__ partials, T* __restrict__ Bp, int M, int N, int K, float alpha, float beta) {
     extern __shared__ __align__(128) unsigned char smem[];
     const unsigned smemBase = smemAddress(smem);
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -275,7 +301,9 @@ extern "C" __global__ void __launch_bounds__(kThreads)
             loadTile<kBM, kAChunksPerRow, kACopies>(aTile, A, K, blockM, k0, M, K, aVectorOk);
         else
             loadTile<kBK, kAChunksPerRow, kACopies>(aTile, A, M, k0, blockM, K, M, aVectorOk);
-        if constexpr (kBKMajor)
+        if constexpr (kBPreshuffled)
+            return;  // B's fragments come from Bp, straight to registers
+        else if constexpr (kBKMajor)
             loadTile<kBN, kBChunksPerRow, kBCopies>(bTile, B, K, blockN, k0, N, K, bVectorOk);
         else
             loadTile<kBK, kBChunksPerRow, kBCopies>(bTile, B, N, k0, blockN, K, N, bVectorOk);
@@ -317,6 +345,32 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     // Two sets, so that the next k-step's ldmatrix runs while this one's mma's do.
     unsigned a[2][kMmaM][4];
     unsigned b[2][kMmaN][2];
+
+    // Preshuffled B: this warp's fragments of whole k-tiles in registers: slot 0 holds the tile
+    // being multiplied, slots 1..kBPrefetch the next ones, on their way from global memory. Each
+    // first k-step of a tile (kk = 0: the pipeline asks for it once per tile, in order) moves
+    // the slots down and starts loading the tile kBPrefetch ahead, so global latency hides
+    // behind kBPrefetch tiles of mma's.
+    const long long bKSteps = preshuffledKSteps(K);
+    const uint4* bWarp = reinterpret_cast<const uint4*>(Bp) + ((blockN + warpN * kWN) / 16 * bKSteps + ktBegin * kKSteps) * 32 + lane;
+    constexpr int kBSlots = kBPreshuffled ? kBPrefetch + 1 : 1;
+    uint4 bRegs[kBSlots][kBPreshuffled ? kKSteps : 1][kBPreshuffled ? kMmaN / 2 : 1];
+    int bNextTile = 0;  // the next k-tile to load
+    auto loadPreshuffledTile = [&](int slot) {
+        if (bNextTile < kTiles) {
+#pragma unroll
+            for (int kk = 0; kk < kKSteps; ++kk)
+#pragma unroll
+                for (int nj = 0; nj < kMmaN / 2; ++nj)
+                    bRegs[slot][kk][nj] = loadGlobalNc(bWarp + (nj * bKSteps + bNextTile * kKSteps + kk) * 32);
+        }
+        ++bNextTile;
+    };
+    if constexpr (kBPreshuffled) {
+#pragma unroll
+        for (int slot = 1; slot < kBSlots; ++slot) loadPreshuffledTile(slot);
+    }
+
     auto loadFragments = [&](int set, int stage, int kk) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
@@ -328,6 +382,24 @@ extern "C" __global__ void __launch_bounds__(kThreads)
                 ldmatrixX4Trans(a[set][mi], aTile + aOffset[mi] + kk * kMmaK * kAChunksPerRow * 16);
             else
                 loadAFragment32<kAChunksPerRow>(a[set][mi], aTile, warpM * kWM + mi * 16, kk * kMmaK, lane);
+        }
+        if constexpr (kBPreshuffled) {
+            if (kk == 0) {
+#pragma unroll
+                for (int slot = 0; slot + 1 < kBSlots; ++slot)
+#pragma unroll
+                    for (int k = 0; k < kKSteps; ++k)
+#pragma unroll
+                        for (int nj = 0; nj < kMmaN / 2; ++nj) bRegs[slot][k][nj] = bRegs[slot + 1][k][nj];
+                loadPreshuffledTile(kBSlots - 1);
+            }
+#pragma unroll
+            for (int nj = 0; nj < kMmaN / 2; ++nj) {
+                const uint4 v = bRegs[0][kk][nj];
+                const unsigned r[4] = {v.x, v.y, v.z, v.w};
+                storeBFragments(b[set], nj, r);
+            }
+            return;
         }
 #pragma unroll
         for (int nj = 0; nj < kMmaN / 2; ++nj) {
@@ -375,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 // slice order (the result does not depend on which block finished first), then the epilogue.
 extern "C" __global__ void __launch_bounds__(256)
     ${KERNEL_NAME}_finish(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
-                          TAcc* __restrict__ partials, int M, int N, int K, float alpha, float beta) {
+                          TAcc* __restrict__ partials, T* __restrict__ Bp, int M, int N, int K, float alpha, float beta) {
     if constexpr (kSplitK > 1) {
         const long long total = static_cast<long long>(M) * N;
         for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += gridDim.x * 256LL) {
@@ -384,6 +456,40 @@ extern "C" __global__ void __launch_bounds__(256)
             for (int s = 1; s < kSplitK; ++s) sum += partials[s * total + i];
             const int row = static_cast<int>(i / N), col = static_cast<int>(i % N);
             C[i] = TOut(epilogue(sum, D0, M, N, row, col, alpha, beta));
+        }
+    }
+}
+
+// [SECTION] Preshuffle
+//
+// Launched once per input set before the checked run, outside the timing (prepare="true"), only
+// when b_format is preshuffled: word w of Bp gets the elements of B that register (w % 4) of
+// lane (w / 4) % 32 holds in its B fragments at k-step (w / 128) % kSteps of column group
+// w / 128 / kSteps (see "Preshuffled B"), zeros outside B. In an mma's B fragment, lane l holds
+// column l / 4 of its tile and, in register r, the 4 / sizeof(T) consecutive k from
+// r * kMmaK / 2 + (l % 4) * 4 / sizeof(T).
+extern "C" __global__ void __launch_bounds__(256)
+    ${KERNEL_NAME}_preshuffle(const T* __restrict__ A, const T* __restrict__ B, const TOut* __restrict__ D0, TOut* __restrict__ C,
+                              TAcc* __restrict__ partials, T* __restrict__ Bp, int M, int N, int K, float alpha, float beta) {
+    if constexpr (kBPreshuffled) {
+        using Bits = typename ElementBits<sizeof(T)>::Type;
+        constexpr int kPerWord = 4 / int(sizeof(T));
+        const long long kSteps = preshuffledKSteps(K);
+        const long long words = static_cast<long long>((N + kBN - 1) / kBN * kBN / 16) * kSteps * 32 * kBWordsPerLoad;
+        const Bits* bits = reinterpret_cast<const Bits*>(B);
+        unsigned* out = reinterpret_cast<unsigned*>(Bp);
+        for (long long w = blockIdx.x * 256LL + threadIdx.x; w < words; w += gridDim.x * 256LL) {
+            const int reg = static_cast<int>(w % 4), lane = static_cast<int>(w / 4 % 32);
+            const long long step = w / 128 % kSteps, group = w / 128 / kSteps;
+            const long long n = group * 16 + (reg / 2) * 8 + lane / 4;
+            const long long k0 = step * kMmaK + (reg % 2) * (kMmaK / 2) + (lane % 4) * kPerWord;
+            unsigned word = 0;
+#pragma unroll
+            for (int e = 0; e < kPerWord; ++e) {
+                const long long k = k0 + e;
+                if (n < N && k < K) word |= unsigned(bits[kBKMajor ? n * K + k : k * N + n]) << (8 * int(sizeof(T)) * e);
+            }
+            out[w] = word;
         }
     }
 }

@@ -145,6 +145,49 @@ TEST_CASE("the primary launch is the marked one, else the first that runs", "[te
     CHECK(kernelOf("scan", {{"algo", "rts"}}) == "_upsweep");  // the look-back kernel does not run
 }
 
+// gemm_mma's preshuffled B: the preshuffle kernel is a prepare launch (once per input set,
+// untimed) that runs only for that format, the main kernel stays the described one, and the
+// tiles its preset uses compile without spills for Ampere and Hopper.
+TEST_CASE("a prepare launch runs only when its config asks, and is never the described kernel", "[templates][shipped]") {
+    const auto t = library().find("gemm_mma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90");
+    REQUIRE(arch);
+    const Config stored = t->defaultConfig();
+    const Config preshuffled =
+        t->withValues(stored, {{"b_format", "preshuffled"}, {"BM", "128"}, {"BN", "128"}, {"WM", "64"}, {"WN", "32"}, {"STAGES", "4"}});
+    const SizeMap sizes = {{"M", 333}, {"N", 257}, {"K", 1000}};
+    for (const Config* c : {&stored, &preshuffled}) {
+        const bool shuffled = c == &preshuffled;
+        const std::vector<LaunchStep> steps = t->launches(*c, *arch, sizes);
+        REQUIRE(steps.size() == 3);
+        CHECK(steps[0].kernel == t->configName(*c) + "_preshuffle");
+        CHECK(steps[0].prepare);
+        CHECK(steps[0].repeat == (shuffled ? 1 : 0));
+        CHECK_FALSE(steps[1].prepare);
+        CHECK(t->launch(*c, *arch, sizes).kernel == t->configName(*c));
+    }
+    CHECK(t->configName(preshuffled).find("_preshuffled") != std::string::npos);
+    CHECK(t->configName(stored).find("preshuffled") == std::string::npos);
+    // B keeps no shared memory: 4 stages of a 128 x 32 f16 A tile.
+    CHECK(t->launch(preshuffled, *arch, sizes).dynamicSmemBytes == 4 * 128 * 32 * 2);
+    Compiler compiler(cacheRoot() / "nvrtc");
+    for (const char* archName : {"sm_80", "sm_90"}) {
+        const Arch* a = arches().findArch(archName);
+        REQUIRE(a);
+        const PreparedVariant v = prepareVariant(*t, preshuffled, *a);
+        for (const Violation& violation : v.violations) FAIL(violation.message);
+        const CompileResult r = compiler.compile(v.request);
+        INFO(r.log);
+        REQUIRE(r.ok);
+        for (const std::string suffix : {"", "_preshuffle"}) {
+            const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == v.name + suffix; });
+            REQUIRE(k != r.kernels.end());
+            CHECK_FALSE(k->spills());
+        }
+    }
+}
+
 // radix_sort's one-sweep runs a histogram and one launch per pass, with look-back words for every
 // tile; its 30-bit look-back counts cannot hold 2^30 keys or more, and there the sequence is the
 // classic one's (three launches a pass) with the classic count array, whatever the config says.
