@@ -307,6 +307,14 @@ TEST_CASE("tile layout: mma.sync m16n8k16 fragments and the XOR swizzle", "[tile
     for (int r = 0; r < 8; ++r) groups.insert(SmemOperand::bankGroup(plain.gemm.smem[0].positionOf(r, 0)));
     CHECK(groups == std::set<int>{0, 4});
     CHECK(g.stages * g.stageBytes == g.launchSmemBytes);
+
+    // Preshuffled B goes from global memory to registers: only A's tile is in a stage, and the
+    // stages fill the launch's smaller shared memory exactly.
+    const TileScene shuffled = scene("gemm_mma", "sm_90", {{"b_format", "preshuffled"}, {"BN", "128"}, {"WN", "32"}}, {}, 128);
+    REQUIRE(shuffled.gemm.smem.size() == 1);
+    CHECK(shuffled.gemm.smem[0].name == "A");
+    CHECK(shuffled.gemm.stageBytes == 128 * 32 * 2);
+    CHECK(shuffled.gemm.stages * shuffled.gemm.stageBytes == shuffled.gemm.launchSmemBytes);
 }
 
 TEST_CASE("tile layout: wgmma warpgroups, fragments and 128-byte swizzle", "[tile_layout]") {
