@@ -389,6 +389,14 @@ void TileView::drawSharedMemory(const Rect& r) {
         dl->AddText(ImVec2(x0, o.y + static_cast<float>(lines) * cellH + 4), pal.textFaint,
                     fmt::format("{}/{} lines \u00b7 {} B", lines, linesTotal, op.bytes).c_str());
     }
+    if (g.smem.size() == 1)  // B stays out of shared memory (gemm_mma's preshuffled B)
+        dl->AddText(ImVec2(a.min.x + colW + gap, a.min.y), pal.textDim,
+                    "B: no shared-memory tile.\n"
+                    "Preshuffled once into the mma's\n"
+                    "fragment order, B goes from global\n"
+                    "memory straight to registers: 16\n"
+                    "bytes a lane per pair of mma tiles\n"
+                    "and k-step, 512 bytes a warp.");
     dl->AddText(ImVec2(a.min.x, a.max.y - line), pal.textFaint, "rNcK: row N, 16-byte chunk K  \u00b7  column: bank group (4 banks)");
 }
 
