@@ -99,6 +99,12 @@ __device__ __forceinline__ void wgmmaRS(float (&d)[64], const unsigned (&a)[4], 
                  : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
 }
+__device__ __forceinline__ void wgmmaRS(float (&d)[128], const unsigned (&a)[4], unsigned long long descB, int scaleD) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.${mma_type}.${mma_type} {" KX_REGS_0_127 "}, {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD));
+}
 
 #include "common/pack_pair.cuh"
 

@@ -502,3 +502,19 @@ TEST_CASE("stencil: four points a thread, aligned rows and not, both orders", "[
     };
     CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
 }
+
+// attention_wgmma with head dimension 256: m64n256k16 output products from registers, Q in four
+// 128-byte slices, 64 keys a step in two stages (what fits 227 KB of shared memory). Both dtypes,
+// both masks, with and without the log-sum-exp, overlapped and not, at every awkward size
+// (lengths that are no multiple of the tile, more keys than queries and fewer, grouped-query).
+TEST_CASE("attention_wgmma: head dimension 256", "[gpu][templates][attention_wgmma]") {
+    const Template* t = fixture().templates.find("attention_wgmma").get();
+    REQUIRE(t);
+    std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+    for (const std::string dtype : {"f16", "bf16"})
+        for (const std::string mask : {"none", "causal"})
+            configs.push_back({{"HEAD_DIM", "256"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"OVERLAP", mask == "none" ? "false" : "true"},
+                               {"dtype", dtype}, {"mask", mask}, {"LSE", dtype == "f16" ? "true" : "false"}});
+    const std::vector<SizeMap> sizes = t->testSizes();
+    CHECK(runEvery(*t, configs, sizes) == static_cast<int>(configs.size() * sizes.size()));
+}

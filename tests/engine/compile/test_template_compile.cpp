@@ -188,6 +188,28 @@ TEST_CASE("a prepare launch runs only when its config asks, and is never the des
     }
 }
 
+// attention_wgmma's head dimension 256 (m64n256k16 output products from registers): the preset's
+// config fits shared memory and compiles without spills; the default's 128 keys and three stages
+// are refused with the shared memory they would need.
+TEST_CASE("attention_wgmma with head dimension 256 compiles in its preset's shape", "[templates][shipped]") {
+    const auto t = library().find("attention_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const Config d256 = t->withValues(t->defaultConfig(), {{"HEAD_DIM", "256"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"OVERLAP", "false"}});
+    const PreparedVariant v = prepareVariant(*t, d256, *arch);
+    for (const Violation& violation : v.violations) FAIL(violation.message);
+    Compiler compiler(cacheRoot() / "nvrtc");
+    const CompileResult r = compiler.compile(v.request);
+    INFO(r.log);
+    REQUIRE(r.ok);
+    CHECK(r.ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") != std::string::npos);
+    for (const KernelResources& k : r.kernels) CHECK_FALSE(k.spills());
+    const auto tooBig = t->validate(t->withValues(t->defaultConfig(), {{"HEAD_DIM", "256"}}), *arch);
+    REQUIRE_FALSE(tooBig.empty());
+    CHECK_THAT(tooBig.front().message, Catch::Contains("bytes of shared memory"));
+}
+
 // radix_sort's one-sweep runs a histogram and one launch per pass, with look-back words for every
 // tile; its 30-bit look-back counts cannot hold 2^30 keys or more, and there the sequence is the
 // classic one's (three launches a pass) with the classic count array, whatever the config says.
