@@ -102,12 +102,12 @@ TEST_CASE("gui: every tutorial plays through, and each checkpoint that needs no 
 }
 
 // A <size> action sets the Run panel's problem sizes: the tensor-core tutorial's decode step
-// (its fifth) leaves M = 16, and the Tiles view then draws the swapped kernel's C^T, 8192 x 16.
+// (its sixth) leaves M = 16, and the Tiles view then draws the swapped kernel's C^T, 8192 x 16.
 TEST_CASE("gui: a tutorial action sets the problem size", "[app][gui][tutorial]") {
     requirePrerequisites();
     TempDir dir("tutorial_size");
     const std::string script = "session " + (dir.path / "size.kxs").string() +
-                               "\ntutorial open tensor_cores\ntutorial next\ntutorial next\ntutorial next\ntutorial next\n"
+                               "\ntutorial open tensor_cores\ntutorial next\ntutorial next\ntutorial next\ntutorial next\ntutorial next\n"
                                "tutorial action 1\nwait-compile\ntiles open\ntiles print\n";
     const RunResult r = runApp(dir, "--script '" + writeScript(dir, script).string() + "' --screenshot '" + (dir.path / "end.png").string() +
                                         "' --frames 2",
