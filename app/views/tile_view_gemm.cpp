@@ -389,7 +389,7 @@ void TileView::drawSharedMemory(const Rect& r) {
         dl->AddText(ImVec2(x0, o.y + static_cast<float>(lines) * cellH + 4), pal.textFaint,
                     fmt::format("{}/{} lines \u00b7 {} B", lines, linesTotal, op.bytes).c_str());
     }
-    if (g.smem.size() == 1)  // B stays out of shared memory (gemm_mma's preshuffled B)
+    if (g.smem.size() == 1)  // B stays out of shared memory (a preshuffled B)
         dl->AddText(ImVec2(a.min.x + colW + gap, a.min.y), pal.textDim,
                     "B: no shared-memory tile.\n"
                     "Preshuffled once into the mma's\n"

@@ -285,11 +285,11 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
             g.smem.push_back(smemOperand(v, "A", "m", "k", g.blockM, g.blockK, v.integer("a_pad", 0), g.elemBytes, swizzled));
         else  // A stored k-major, as a convolution's bwd_weight holds dy: rows run along k
             g.smem.push_back(smemOperand(v, "A", "k", "m", g.blockK, g.blockM, v.integer("a_pad", 0), g.elemBytes, swizzled));
-        if (v.integer("b_shared", 1) == 0)
-            ;  // B goes straight from global memory to registers (gemm_mma's preshuffled B)
-        else if (v.integer("b_k_contiguous", 1) != 0)
+        // b_shared="0": B goes from global memory straight to registers (a preshuffled B).
+        const bool bShared = v.integer("b_shared", 1) != 0;
+        if (bShared && v.integer("b_k_contiguous", 1) != 0)
             g.smem.push_back(smemOperand(v, "B", "n", "k", g.blockN, g.blockK, v.integer("b_pad", 0), g.elemBytes, swizzled));
-        else
+        else if (bShared)
             g.smem.push_back(smemOperand(v, "B", "k", "n", g.blockK, g.blockN, v.integer("b_pad", 0), g.elemBytes, swizzled));
     }
     for (const SmemOperand& o : g.smem) g.stageBytes += o.bytes;

@@ -25,6 +25,17 @@ const TemplateLibrary& library() {
     static TemplateLibrary lib = TemplateLibrary::load(sourceDir() / "templates");
     return lib;
 }
+// A config that must be valid, compiled for `arch` (the failed constraints or the log say why not).
+CompileResult compileValid(const Template& t, const Config& config, const Arch& arch, std::string& name) {
+    const PreparedVariant v = prepareVariant(t, config, arch);
+    for (const Violation& violation : v.violations) FAIL(violation.message);
+    static Compiler compiler(cacheRoot() / "nvrtc");
+    CompileResult r = compiler.compile(v.request);
+    INFO(r.log);
+    REQUIRE(r.ok);
+    name = v.name;
+    return r;
+}
 std::string readFile(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream s;
@@ -171,17 +182,13 @@ TEST_CASE("a prepare launch runs only when its config asks, and is never the des
     CHECK(t->configName(stored).find("preshuffled") == std::string::npos);
     // B keeps no shared memory: 4 stages of a 128 x 32 f16 A tile.
     CHECK(t->launch(preshuffled, *arch, sizes).dynamicSmemBytes == 4 * 128 * 32 * 2);
-    Compiler compiler(cacheRoot() / "nvrtc");
     for (const char* archName : {"sm_80", "sm_90"}) {
         const Arch* a = arches().findArch(archName);
         REQUIRE(a);
-        const PreparedVariant v = prepareVariant(*t, preshuffled, *a);
-        for (const Violation& violation : v.violations) FAIL(violation.message);
-        const CompileResult r = compiler.compile(v.request);
-        INFO(r.log);
-        REQUIRE(r.ok);
+        std::string name;
+        const CompileResult r = compileValid(*t, preshuffled, *a, name);
         for (const std::string suffix : {"", "_preshuffle"}) {
-            const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == v.name + suffix; });
+            const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == name + suffix; });
             REQUIRE(k != r.kernels.end());
             CHECK_FALSE(k->spills());
         }
@@ -197,12 +204,8 @@ TEST_CASE("attention_wgmma with head dimension 256 compiles in its preset's shap
     const Arch* arch = arches().findArch("sm_90a");
     REQUIRE(arch);
     const Config d256 = t->withValues(t->defaultConfig(), {{"HEAD_DIM", "256"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"OVERLAP", "false"}});
-    const PreparedVariant v = prepareVariant(*t, d256, *arch);
-    for (const Violation& violation : v.violations) FAIL(violation.message);
-    Compiler compiler(cacheRoot() / "nvrtc");
-    const CompileResult r = compiler.compile(v.request);
-    INFO(r.log);
-    REQUIRE(r.ok);
+    std::string name;
+    const CompileResult r = compileValid(*t, d256, *arch, name);
     CHECK(r.ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") != std::string::npos);
     for (const KernelResources& k : r.kernels) CHECK_FALSE(k.spills());
     const auto tooBig = t->validate(t->withValues(t->defaultConfig(), {{"HEAD_DIM", "256"}}), *arch);
