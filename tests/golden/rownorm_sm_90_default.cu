@@ -4,11 +4,13 @@
 // Storage f16 (__half); statistics and arithmetic in fp32. 256 threads share a
 // row (rows per block of 256: 1); each thread holds 4 vectors of 8
 // elements, so a row of up to 8192 columns is read from memory once and kept in registers.
-// Longer rows are walked in chunks of that size, once per pass.
+// Longer rows are walked in chunks of that size, once per pass (STAGE: 0, the row copied
+// into shared memory first when it fits, so the second pass reads it from there).
 //
 // Index
 //   [SECTION] Configuration
 //   [SECTION] Element types
+//   [SECTION] Staging               cp.async of the row into shared memory (STAGE)
 //   [SECTION] Row reductions        shuffles within a warp, shared memory across the row's warps
 //   [SECTION] Dropout's random bits  Philox4x32-10, counter-based
 //   [SECTION] Kernel
@@ -32,7 +34,10 @@ constexpr int kItems = 4;
 constexpr int kMinBlocks = 4;  // blocks per SM the register allocation must allow (1: no limit)
 constexpr int kVec = 8;
 constexpr int kRowTile = kRowThreads * kItems * kVec;  // columns one pass holds in registers
+constexpr bool kStageAsked = 0 != 0;
 constexpr float kEps = 1e-05;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kFoldChunks = kItems * kVec >= 64 ? 1 : 64 / (kItems * kVec);  // layernorm: chunks between folds
 #define KX_NEG_INF __int_as_float(0xff800000)  // -inf: the max of no elements
 static_assert(kBlock % kRowThreads == 0, "a block holds whole rows");
 static_assert(kRowThreads <= 32 || kRowThreads % 32 == 0, "a row is part of one warp or whole warps");
@@ -57,58 +62,120 @@ struct alignas(kVec * sizeof(T)) Pack {
 
 // ---- end of templates/common/element_types.cuh ----
 
-// VEC fp32 weights (gamma or beta) of the columns a Pack covers.
-struct alignas(kVec * 4 <= 16 ? kVec * 4 : 16) Weights {
-    float v[kVec];
+// fp32 weights (gamma or beta) of up to 4 of the columns a Pack covers: one 16-byte load, taken
+// just before its 4 columns are written, so no more than 4 of each are live.
+constexpr int kSub = kOp == 1 && kVec > 4 ? 4 : kVec;
+struct alignas(kSub * 4) Weights {
+    float v[kSub];
 };
+
+template <class U> struct IsHalf { static constexpr bool value = false; };
+template <> struct IsHalf<__half> { static constexpr bool value = true; };
+template <class U> struct IsBf16 { static constexpr bool value = false; };
+template <> struct IsBf16<__nv_bfloat16> { static constexpr bool value = true; };
+
+// A Pack's elements in fp32 and back, two at a time for the 2-byte types: one conversion
+// instruction per pair on the way out, no byte shuffling on the way in.
+__device__ __forceinline__ void unpack(const Pack& p, float (&f)[kVec]) {
+    if constexpr (IsHalf<T>::value && kVec % 2 == 0) {
+#pragma unroll
+        for (int j = 0; j < kVec / 2; ++j) {
+            const float2 q = __half22float2(reinterpret_cast<const __half2*>(p.v)[j]);
+            f[2 * j] = q.x, f[2 * j + 1] = q.y;
+        }
+    } else if constexpr (IsBf16<T>::value && kVec % 2 == 0) {
+#pragma unroll
+        for (int j = 0; j < kVec / 2; ++j) {
+            const float2 q = __bfloat1622float2(reinterpret_cast<const __nv_bfloat162*>(p.v)[j]);
+            f[2 * j] = q.x, f[2 * j + 1] = q.y;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) f[e] = toFloat(p.v[e]);
+    }
+}
+__device__ __forceinline__ Pack pack(const float (&f)[kVec]) {
+    Pack p;
+    if constexpr (IsHalf<T>::value && kVec % 2 == 0) {
+#pragma unroll
+        for (int j = 0; j < kVec / 2; ++j) reinterpret_cast<__half2*>(p.v)[j] = __floats2half2_rn(f[2 * j], f[2 * j + 1]);
+    } else if constexpr (IsBf16<T>::value && kVec % 2 == 0) {
+#pragma unroll
+        for (int j = 0; j < kVec / 2; ++j) reinterpret_cast<__nv_bfloat162*>(p.v)[j] = __floats2bfloat162_rn(f[2 * j], f[2 * j + 1]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) p.v[e] = fromFloat<T>(f[e]);
+    }
+    return p;
+}
+
+// 2^x on the MUFU, subnormal results flushed to zero: one instruction.
+__device__ __forceinline__ float exp2Ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+// 2^x for an output: f16 rounds everything below 2^-25 to 0, so the flushed form is exact for
+// it; bf16 and f32 keep subnormal results (the MUFU with a scaling fix-up).
+__device__ __forceinline__ float exp2Out(float x) {
+    if (IsHalf<T>::value) return exp2Ftz(x);
+    float y;
+    asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// [SECTION] Staging
+//
+// With STAGE, a row of up to kStageVectors vectors per thread (4 x ROW_THREADS x VEC columns) is
+// copied into shared memory with cp.async (sm_80 and later) before any of it is used: every load
+// of the row is in flight at once without holding a register, and the write pass reads the row
+// back from shared memory instead of L2. Each thread copies and reads its own vectors, so no
+// barrier is needed. Fused residual rows and longer rows take the register path.
+constexpr int kStageVectors = 4;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr bool kHasCpAsync = true;
+#else
+constexpr bool kHasCpAsync = false;
+#endif
+constexpr int kStageBytes = kRowsPerBlock * kStageVectors * kRowThreads * static_cast<int>(sizeof(Pack));
+constexpr bool kStage = kStageAsked && kHasCpAsync && kFuse != 1 && sizeof(Pack) >= 4 && kStageBytes <= 48 * 1024;
+
+__device__ __forceinline__ void copyAsync(Pack* dst, const T* src) {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (sizeof(Pack) == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src), "n"(static_cast<int>(sizeof(Pack))) : "memory");
+}
 
 // [SECTION] Row reductions
 //
-// A statistic is (a, b, n): (running max, sum of exp(x - max), -) for the online softmax,
-// (mean, sum of squared deviations from it, count) for layernorm, (sum of squares, -, -) for
-// rmsnorm. Combine merges two partial statistics; it is associative, so the row's threads can
-// merge in any tree, and every op needs a single reduction.
-struct Stat {
-    float a, b, n;
-};
-
-__device__ __forceinline__ Stat combine(Stat p, Stat q) {
-    if (kOp == 2) return {p.a + q.a, 0.0f, 0.0f};
-    if (kOp == 1) {
-        // Chan, Golub and LeVeque's pairwise update: the squared deviations of the union are the
-        // parts' plus a term for the distance between their means. No sum x^2 - n mean^2, so no
-        // cancellation when the mean is large.
-        const float n = p.n + q.n;
-        if (n == 0.0f) return p;
-        const float delta = q.a - p.a, share = q.n / n;
-        return {p.a + delta * share, p.b + q.b + delta * delta * p.n * share, n};
-    }
-    // Online softmax: rescale the smaller maximum's sum to the larger maximum. A thread that saw
-    // no element has max -inf and sum 0, and must not turn the other side into NaN.
-    if (p.a == KX_NEG_INF) return q;
-    if (q.a == KX_NEG_INF) return p;
-    const float m = fmaxf(p.a, q.a);
-    return {m, p.b * __expf(p.a - m) + q.b * __expf(q.a - m), 0.0f};
-}
-
-// Every thread of the row gets the row's statistic. scratch: kRowsPerBlock x kWarpsPerRow
-// slots. Every thread of the block calls it (it may synchronise the block).
-__device__ __forceinline__ Stat rowReduce(Stat s, Stat* scratch) {
+// Every op reduces one or two numbers per thread over the row: a maximum or a sum, each its own
+// reduction (shuffles within a warp, then the row's warps through shared memory). Plain adds and
+// maxima cost one instruction a step, where merging (max, sum) or (mean, deviations) pairs would
+// cost exponentials or divisions at every step.
+//
+// rowAll: the row's maximum or sum of v, for every thread of the row. slots: kRowsPerBlock x
+// kWarpsPerRow floats of its own (a block does one row op, so no barrier is needed after it).
+// Every thread of the block calls it.
+template <bool kMax>
+__device__ __forceinline__ float rowAll(float v, float* slots) {
     constexpr int kWidth = kRowThreads < 32 ? kRowThreads : 32;
 #pragma unroll
     for (int offset = kWidth / 2; offset > 0; offset /= 2) {
-        Stat other = {__shfl_xor_sync(0xffffffffu, s.a, offset), __shfl_xor_sync(0xffffffffu, s.b, offset),
-                      kOp == 1 ? __shfl_xor_sync(0xffffffffu, s.n, offset) : 0.0f};
-        s = combine(s, other);
+        const float other = __shfl_xor_sync(0xffffffffu, v, offset);
+        v = kMax ? fmaxf(v, other) : v + other;
     }
-    if (kWarpsPerRow == 1) return s;
+    if (kWarpsPerRow == 1) return v;
     const int rowInBlock = threadIdx.x / kRowThreads, warpInRow = (threadIdx.x % kRowThreads) / 32;
-    if (threadIdx.x % 32 == 0) scratch[rowInBlock * kWarpsPerRow + warpInRow] = s;
+    if (threadIdx.x % 32 == 0) slots[rowInBlock * kWarpsPerRow + warpInRow] = v;
     __syncthreads();
-    Stat total = scratch[rowInBlock * kWarpsPerRow];
+    float total = slots[rowInBlock * kWarpsPerRow];
 #pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) total = combine(total, scratch[rowInBlock * kWarpsPerRow + w]);
-    __syncthreads();  // the slots are reused by the next reduction
+    for (int w = 1; w < kWarpsPerRow; ++w) {
+        const float other = slots[rowInBlock * kWarpsPerRow + w];
+        total = kMax ? fmaxf(total, other) : total + other;
+    }
     return total;
 }
 
@@ -145,44 +212,70 @@ using namespace kx_rownorm;
 
 // [SECTION] Kernel
 //
-// Two passes over the row for every op: the statistic (one reduction), then the write. When the
-// row fits kRowTile the write reuses the registers; only longer rows are read again.
+// Two passes over the row for every op: the statistic, then the write. When the row fits kRowTile
+// the write reuses the registers; longer rows are read again (from shared memory when staged).
 //
 // Thread t of a row owns vectors t, t + kRowThreads, ... of each chunk, so each load instruction
 // of a warp reads consecutive vectors. Rows whose length is not a multiple of VEC start at
 // unaligned addresses and are read one element at a time.
+//
+// The statistics, per thread first:
+// - softmax: running (max, sum of 2^((x - max) log2 e)), the sum rescaled only when a chunk
+//   raises the maximum; then the row's maximum, and the threads' sums rescaled to it and added.
+//   The write is y = 2^((x - max) log2 e - log2 sum): the division folded into the exponent.
+// - layernorm: shifted sums of d = x - pivot and d^2 (FMAs only, no division per element or per
+//   chunk), the first pivot the mean of the thread's first vector. Every 64 columns a thread (and
+//   at the end) the sums fold into the thread's (mean, squared deviations, n) and the pivot moves
+//   to that mean, so the sums stay small however long the row or large its mean (no
+//   sum x^2 - n mean^2 cancellation). The row's sum of n mean gives the mean; each thread then
+//   moves its squared deviations to it (+ n (mean - rowMean)^2), and those are added.
+// - rmsnorm: the sum of squares.
 
 extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
     rownorm_layernorm_none_f16_b256_r256_i4_l16_m0(const T* __restrict__ x, const T* __restrict__ residual, const float* __restrict__ gamma,
                    const float* __restrict__ beta, T* __restrict__ y, T* __restrict__ h, float dropP,
                    unsigned long long seed, unsigned long long offset, int rows, int cols) {
-    __shared__ Stat scratch[kRowsPerBlock * kWarpsPerRow];
+    __shared__ float slots[2][kRowsPerBlock * kWarpsPerRow];
+    __shared__ alignas(16) unsigned char stageBytes[kStage ? kStageBytes : 16];
     const long long row = static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
     const bool rowValid = row < rows;  // threads of a missing row still take part in the block's reductions
     const int t = threadIdx.x % kRowThreads;
     const bool vectorRows = cols % kVec == 0;
     const int chunks = (cols + kRowTile - 1) / kRowTile;
     const T* xRow = x + row * cols;
+    const float fill = kOp == 0 ? KX_NEG_INF : 0.0f;  // columns past the row's end
+
+    // Staging: this thread's vectors of the row, copied in by itself.
+    const bool staged = kStage && vectorRows && chunks * kItems <= kStageVectors;
+    Pack* myStage = kStage ? reinterpret_cast<Pack*>(stageBytes) + (threadIdx.x / kRowThreads) * kStageVectors * kRowThreads + t : nullptr;
+    if (kStage && staged) {
+#pragma unroll
+        for (int k = 0; k < kStageVectors; ++k) {
+            const int col = (k * kRowThreads + t) * kVec;
+            if (rowValid && col < cols) copyAsync(myStage + k * kRowThreads, xRow + col);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // its own copies: no barrier
+    }
 
     float v[kItems][kVec];
     // Loads chunk c into v (with the residual added when fused, and h written on the first pass);
     // columns past the row's end read as `fill`.
-    auto load = [&](int c, float fill, bool firstPass) {
+    auto load = [&](int c, bool firstPass) {
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
             const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
-            if (rowValid && vectorRows && col < cols) {
-                const Pack p = *reinterpret_cast<const Pack*>(xRow + col);
-#pragma unroll
-                for (int e = 0; e < kVec; ++e) v[i][e] = toFloat(p.v[e]);
+            if (kStage && staged && rowValid && col < cols) {
+                unpack(myStage[(c * kItems + i) * kRowThreads], v[i]);
+            } else if (rowValid && vectorRows && col < cols) {
+                unpack(*reinterpret_cast<const Pack*>(xRow + col), v[i]);
                 if (kFuse == 1) {
-                    const Pack r = *reinterpret_cast<const Pack*>(residual + row * cols + col);
-                    Pack sum;
+                    float r[kVec];
+                    unpack(*reinterpret_cast<const Pack*>(residual + row * cols + col), r);
 #pragma unroll
-                    for (int e = 0; e < kVec; ++e) {
-                        sum.v[e] = fromFloat<T>(v[i][e] + toFloat(r.v[e]));
-                        v[i][e] = toFloat(sum.v[e]);  // the norm sees h as stored
-                    }
+                    for (int e = 0; e < kVec; ++e) v[i][e] += r[e];
+                    const Pack sum = pack(v[i]);
+                    unpack(sum, v[i]);  // the norm sees h as stored
                     if (firstPass) *reinterpret_cast<Pack*>(h + row * cols + col) = sum;
                 }
             } else {
@@ -200,107 +293,140 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
         }
     };
 
-    // Pass 1: the statistic every op starts with.
-    const float fill = kOp == 0 ? KX_NEG_INF : 0.0f;
-    Stat s = {kOp == 0 ? KX_NEG_INF : 0.0f, 0.0f, 0.0f};
-    // Each thread first summarises the whole chunk it holds (one max, or one mean, per chunk:
-    // divisions and exponentials of the combine are per chunk, not per element), then merges.
+    // Pass 1: the thread's statistic. a, b: softmax (max, sum), layernorm (sum d, sum d^2 since
+    // the last fold), rmsnorm (sum x^2, -). LayerNorm keeps (mean, squares, n) besides.
+    float a = kOp == 0 ? KX_NEG_INF : 0.0f, b = 0.0f;
+    float mean = 0.0f, squares = 0.0f, n = 0.0f;
+    int count = 0;
     for (int c = 0; c < chunks; ++c) {
-        load(c, fill, true);
+        load(c, true);
         if (kOp == 0) {
-            float m = KX_NEG_INF, sum = 0.0f;
+            float m = KX_NEG_INF;
 #pragma unroll
             for (int i = 0; i < kItems; ++i)
 #pragma unroll
                 for (int e = 0; e < kVec; ++e) m = fmaxf(m, v[i][e]);
-            if (m != KX_NEG_INF) {
+            if (m > a) {
+                b *= exp2Ftz((a - m) * kLog2e);  // 0 while a is -inf
+                a = m;
+            }
+            if (a != KX_NEG_INF) {
 #pragma unroll
                 for (int i = 0; i < kItems; ++i)
 #pragma unroll
-                    for (int e = 0; e < kVec; ++e) sum += __expf(v[i][e] - m);
+                    for (int e = 0; e < kVec; ++e) b += exp2Ftz((v[i][e] - a) * kLog2e);
             }
-            s = combine(s, Stat{m, sum, 0.0f});
         } else if (kOp == 2) {
 #pragma unroll
             for (int i = 0; i < kItems; ++i)
 #pragma unroll
-                for (int e = 0; e < kVec; ++e) s.a += v[i][e] * v[i][e];
+                for (int e = 0; e < kVec; ++e) a += v[i][e] * v[i][e];
         } else {
-            // The chunk's mean and squared deviations from it, from registers, merged in.
-            int count = 0;
-            float sum = 0.0f, squares = 0.0f;
+            if (c == 0) {  // the first pivot: the mean of the thread's first vector (columns past the end excluded)
+                const int valid = rowValid ? max(0, min(kVec, cols - t * kVec)) : 0;
+                float first = 0.0f;
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) first += e < valid ? v[0][e] : 0.0f;
+                mean = valid > 0 ? __fdividef(first, static_cast<float>(valid)) : 0.0f;
+            }
 #pragma unroll
             for (int i = 0; i < kItems; ++i) {
                 const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
-                count += rowValid ? max(0, min(kVec, cols - col)) : 0;
+                if (!rowValid || col >= cols) continue;  // vectors past the row's end
+                if (vectorRows) {
 #pragma unroll
-                for (int e = 0; e < kVec; ++e) sum += v[i][e];  // columns past the end hold 0
+                    for (int e = 0; e < kVec; ++e) {
+                        const float d = v[i][e] - mean;
+                        a += d;
+                        b += d * d;
+                    }
+                    count += kVec;
+                } else {
+#pragma unroll
+                    for (int e = 0; e < kVec; ++e) {
+                        const float d = col + e < cols ? v[i][e] - mean : 0.0f;
+                        a += d;
+                        b += d * d;
+                    }
+                    count += min(kVec, cols - col);
+                }
             }
-            const float mean = count > 0 ? sum / count : 0.0f;
-#pragma unroll
-            for (int i = 0; i < kItems; ++i) {
-                const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
-#pragma unroll
-                for (int e = 0; e < kVec; ++e)
-                    if (rowValid && col + e < cols) squares += (v[i][e] - mean) * (v[i][e] - mean);
+            // Every kFoldChunks chunks (at most 64 columns a thread) and at the end, the sums
+            // move into (mean, squared deviations, n): the pivot follows the mean, so the sums
+            // stay small however long the row.
+            if ((c + 1) % kFoldChunks == 0 || c + 1 == chunks) {
+                const float n1 = n + static_cast<float>(count);
+                if (n1 > 0.0f) {
+                    const float step = __fdividef(a, n1);
+                    mean += step;
+                    squares += b - a * step;
+                }
+                n = n1, a = 0.0f, b = 0.0f, count = 0;
             }
-            s = combine(s, Stat{mean, squares, static_cast<float>(count)});
         }
     }
-    s = rowReduce(s, scratch);
 
+    // The row's statistic: y = (x - shift) * scale (norms), 2^((x - shift) log2 e - scale) (softmax).
     float shift = 0.0f, scale = 1.0f;
     if (kOp == 0) {
-        shift = s.a;
-        scale = 1.0f / s.b;
-        if (kFuse == 2) scale /= 1.0f - dropP;
+        shift = rowAll<true>(a, slots[0]);
+        const float mine = a == KX_NEG_INF ? 0.0f : b * exp2Ftz((a - shift) * kLog2e);
+        const float sum = rowAll<false>(mine, slots[1]);
+        scale = __log2f(kFuse == 2 ? sum * (1.0f - dropP) : sum);  // dropout's 1 / (1 - p) folded in
     } else if (kOp == 2) {
-        scale = rsqrtf(s.a / cols + kEps);
+        scale = rsqrtf(rowAll<false>(a, slots[0]) / cols + kEps);
     } else {
-        shift = s.a;
-        scale = rsqrtf(s.b / cols + kEps);
+        // The row's mean from the threads' (n mean), then each thread's squared deviations moved
+        // to it (squares + n (mean - rowMean)^2), added.
+        shift = rowAll<false>(n * mean, slots[0]) / cols;
+        const float delta = mean - shift;
+        scale = rsqrtf(rowAll<false>(fmaxf(squares + n * delta * delta, 0.0f), slots[1]) / cols + kEps);
     }
 
     // Last pass: write.
     if (!rowValid) return;
     T* yRow = y + row * cols;
     for (int c = 0; c < chunks; ++c) {
-        if (chunks > 1) load(c, 0.0f, false);
+        if (chunks > 1) load(c, false);
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
             const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
             if (col >= cols) continue;
-            Pack out;
+            float o[kVec];
             unsigned long long group = ~0ull;
             Philox bits = {};
-            // gamma and beta, a vector at a time where the row allows (one load per VEC columns).
-            Weights g = {}, b = {};
-            if (kOp != 0 && vectorRows) {
-                g = *reinterpret_cast<const Weights*>(gamma + col);
-                if (kOp == 1) b = *reinterpret_cast<const Weights*>(beta + col);
-            } else if (kOp != 0) {
 #pragma unroll
-                for (int e = 0; e < kVec; ++e) {
-                    g.v[e] = col + e < cols ? gamma[col + e] : 0.0f;
-                    b.v[e] = kOp == 1 && col + e < cols ? beta[col + e] : 0.0f;
-                }
-            }
+            for (int e0 = 0; e0 < kVec; e0 += kSub) {
+                // gamma and beta, 4 columns at a time where the row allows.
+                Weights g = {}, be = {};
+                if (kOp != 0 && vectorRows) {
+                    g = *reinterpret_cast<const Weights*>(gamma + col + e0);
+                    if (kOp == 1) be = *reinterpret_cast<const Weights*>(beta + col + e0);
+                } else if (kOp != 0) {
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) {
-                float r;
-                if (kOp == 0) {
-                    r = __expf(v[i][e] - shift) * scale;
-                    if (kFuse == 2) {
-                        const unsigned long long element = offset + static_cast<unsigned long long>(row) * cols + col + e;
-                        if (element / 4 != group) group = element / 4, bits = philox4x32_10(group, seed);
-                        const float u = static_cast<float>(bits.v[element % 4] >> 8) * 0x1p-24f;
-                        if (u < dropP) r = 0.0f;
+                    for (int e = 0; e < kSub; ++e) {
+                        g.v[e] = col + e0 + e < cols ? gamma[col + e0 + e] : 0.0f;
+                        be.v[e] = kOp == 1 && col + e0 + e < cols ? beta[col + e0 + e] : 0.0f;
                     }
-                } else {
-                    r = (v[i][e] - shift) * scale * g.v[e] + b.v[e];
                 }
-                out.v[e] = fromFloat<T>(r);
+#pragma unroll
+                for (int e = e0; e < e0 + kSub; ++e) {
+                    float r;
+                    if (kOp == 0) {
+                        r = exp2Out((v[i][e] - shift) * kLog2e - scale);
+                        if (kFuse == 2) {
+                            const unsigned long long element = offset + static_cast<unsigned long long>(row) * cols + col + e;
+                            if (element / 4 != group) group = element / 4, bits = philox4x32_10(group, seed);
+                            const float u = static_cast<float>(bits.v[element % 4] >> 8) * 0x1p-24f;
+                            if (u < dropP) r = 0.0f;
+                        }
+                    } else {
+                        r = (v[i][e] - shift) * scale * g.v[e - e0] + be.v[e - e0];
+                    }
+                    o[e] = r;
+                }
             }
+            const Pack out = pack(o);
             if (vectorRows) {
                 *reinterpret_cast<Pack*>(yRow + col) = out;
             } else {
