@@ -14,12 +14,7 @@
 //   [SECTION] Global -> shared       tiles of Q, K and V
 //   [SECTION] Kernel                 the key loop: S = Q K^T, mask, online softmax, O += P V
 
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
+#include "common/type_headers.cuh"
 
 namespace kx_attention {
 
@@ -197,8 +192,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int kk = 0; kk < kDSteps; ++kk) {
             unsigned a[kMmaM][4];
-#pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi) ldmatrixX4(a[mi], qTile + (qOffset[mi] ^ (kk * 32)));
+            ldmatrixSwizzledX4(a, qTile, qOffset, kk);
 #pragma unroll
             for (int nj = 0; nj < kKeyTiles / 2; ++nj) {
                 unsigned b[4];

@@ -12,12 +12,7 @@
 //   [SECTION] PTX wrappers     mbarrier, TMA, wgmma (shared/shared and register/shared), setmaxnreg
 //   [SECTION] Kernel           roles, the producer's loop, the consumers' loop, epilogue
 
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
+#include "common/type_headers.cuh"
 
 namespace kx_attention_wgmma {
 

@@ -29,6 +29,24 @@ __device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
             for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
 }
 
+// Fragments of k-step kk for Tiles mma tiles of a K-major swizzled tile, one ldmatrix.x4 each:
+// tile i's at byte offset offset[i] for k-step 0; each k-step (16 two-byte elements) is two
+// 16-byte chunks further along the row, found through the same XOR as the offset's chunk.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixSwizzledX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4(frag[i], tile + (offset[i] ^ (kk * 32)));
+}
+
+// The same from an MN-major tile (its rows run along K), read transposed: each k-step is
+// stepBytes further down the tile.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixTransposedX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk,
+                                                     int stepBytes) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4Trans(frag[i], tile + offset[i] + kk * stepBytes);
+}
+
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
 template <int Tiles>
 __device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {

@@ -22,35 +22,23 @@
 // One overload per N (16, 32, 64, 128, 256), chosen by the accumulator array's size. Thread t of
 // the warpgroup holds rows 16*(t/32) + (t%32)/4 and +8 of d, columns 8j + 2*(t%4) and +1, in
 // d[4j..4j+3]: the mma.sync fragment layout, repeated.
-__device__ __forceinline__ void wgmmaSS(float (&d)[8], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n16k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_7 "}, %8, %9, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
-                 : KX_ACC8("+f", 0)
-                 : "l"(descA), "l"(descB), "r"(scaleD));
-}
-__device__ __forceinline__ void wgmmaSS(float (&d)[16], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n32k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_15 "}, %16, %17, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
-                 : KX_ACC8("+f", 0), KX_ACC8("+f", 8)
-                 : "l"(descA), "l"(descB), "r"(scaleD));
-}
-__device__ __forceinline__ void wgmmaSS(float (&d)[32], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_31 "}, %32, %33, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
-                 : KX_ACC32("+f", 0)
-                 : "l"(descA), "l"(descB), "r"(scaleD));
-}
-__device__ __forceinline__ void wgmmaSS(float (&d)[64], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_63 "}, %64, %65, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
-                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32)
-                 : "l"(descA), "l"(descB), "r"(scaleD));
-}
-__device__ __forceinline__ void wgmmaSS(float (&d)[128], unsigned long long descA, unsigned long long descB, int scaleD) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k${wgmma_k}.f32.${mma_type}.${mma_type} {" KX_REGS_0_127 "}, %128, %129, p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"
-                 : KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96)
-                 : "l"(descA), "l"(descB), "r"(scaleD));
-}
+//
+// KX_WGMMA_SS(N, R, A, B, S, REGS, ...) defines the overload for N columns: R = N / 2
+// accumulators a thread, which are operands 0 to R - 1 (the text REGS; the constraint list is the
+// rest), then descA, descB and scaleD as operands A, B and S (R, R + 1 and R + 2).
+#define KX_WGMMA_SS(N, R, A, B, S, REGS, ...)                                                                               \
+    __device__ __forceinline__ void wgmmaSS(float (&d)[R], unsigned long long descA, unsigned long long descB, int scaleD) { \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #S ", 0;\n"                                                       \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k${wgmma_k}.f32.${mma_type}.${mma_type} {" REGS "}, %" #A        \
+                     ", %" #B ", p, 1, 1" KX_WGMMA_TRANSPOSE ";\n}\n"                                                        \
+                     : __VA_ARGS__                                                                                          \
+                     : "l"(descA), "l"(descB), "r"(scaleD));                                                                 \
+    }
+KX_WGMMA_SS(16, 8, 8, 9, 10, KX_REGS_0_7, KX_ACC8("+f", 0))
+KX_WGMMA_SS(32, 16, 16, 17, 18, KX_REGS_0_15, KX_ACC8("+f", 0), KX_ACC8("+f", 8))
+KX_WGMMA_SS(64, 32, 32, 33, 34, KX_REGS_0_31, KX_ACC32("+f", 0))
+KX_WGMMA_SS(128, 64, 64, 65, 66, KX_REGS_0_63, KX_ACC32("+f", 0), KX_ACC32("+f", 32))
+KX_WGMMA_SS(256, 128, 128, 129, 130, KX_REGS_0_127, KX_ACC32("+f", 0), KX_ACC32("+f", 32), KX_ACC32("+f", 64), KX_ACC32("+f", 96))
+#undef KX_WGMMA_SS
 
 // ---- end of templates/common/wgmma_ss.cuh ----

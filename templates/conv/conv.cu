@@ -17,12 +17,7 @@
 //   [SECTION] Kernel             the k-loop pipeline (gemm_mma's), fragments, epilogue
 //   [SECTION] Split-K finish     bwd_weight's partial sums added and rounded
 
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
+#include "common/type_headers.cuh"
 
 namespace kx_conv {
 
@@ -249,16 +244,18 @@ __device__ __forceinline__ long long outputChannelStride(const Problem& p) {
     return kChannelsLast ? 1 : static_cast<long long>(p.Do) * p.Ho * p.Wo;
 }
 
+// The offset of channel c (of `channels` per group, in the problem's group) at pixel i of an
+// activation tensor with `pixels` pixels per image: NDHWGC, or NCDHW (i split into image and pixel).
+__device__ __forceinline__ long long activationOffset(const Problem& p, int i, int pixels, int channels, int c) {
+    if constexpr (kChannelsLast) return (static_cast<long long>(i) * p.G + p.g) * channels + c;
+    int rest;
+    const int image = divmod(rest, i, pixels);
+    return ((static_cast<long long>(image) * p.G + p.g) * channels + c) * pixels + rest;
+}
+
 // The offset of y (or dy) at output pixel o, filter k.
 __device__ __forceinline__ long long outputOffset(const Problem& p, int o, int k) {
-    if constexpr (kChannelsLast) {
-        return (static_cast<long long>(o) * p.G + p.g) * p.K + k;
-    } else {
-        const int pixels = p.Do * p.Ho * p.Wo;
-        int rest;
-        const int n = divmod(rest, o, pixels);
-        return ((static_cast<long long>(n) * p.G + p.g) * p.K + k) * pixels + rest;
-    }
+    return activationOffset(p, o, p.Do * p.Ho * p.Wo, p.K, k);
 }
 
 // bwd_data's input pixel i = (n, di, hi, wi): p0..p2 hold i + pad, base the image n, and step
@@ -443,14 +440,7 @@ __device__ __forceinline__ long long resultOffset(const Problem& p, int m, int n
     if constexpr (kDir == 0) {
         return outputOffset(p, m, n);
     } else if constexpr (kDir == 1) {
-        if constexpr (kChannelsLast) {
-            return (static_cast<long long>(m) * p.G + p.g) * p.C + n;
-        } else {
-            const int pixels = p.Di * p.Hi * p.Wi;
-            int rest;
-            const int img = divmod(rest, m, pixels);
-            return ((static_cast<long long>(img) * p.G + p.g) * p.C + n) * pixels + rest;
-        }
+        return activationOffset(p, m, p.Di * p.Hi * p.Wi, p.C, n);
     } else {
         int c;
         const int tap = divmod(c, n, p.C);
@@ -557,13 +547,10 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     auto loadFragments = [&](int set, int stage, int kk) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi) {
-            if constexpr (kAKMajor)
-                ldmatrixX4(a[set][mi], aTile + (aOffset[mi] ^ (kk * 32)));
-            else
-                ldmatrixX4Trans(a[set][mi], aTile + aOffset[mi] + kk * kKStep * kAChunksPerRow * 16);
-        }
+        if constexpr (kAKMajor)
+            ldmatrixSwizzledX4(a[set], aTile, aOffset, kk);
+        else
+            ldmatrixTransposedX4(a[set], aTile, aOffset, kk, kKStep * kAChunksPerRow * 16);
 #pragma unroll
         for (int nj = 0; nj < kMmaN / 2; ++nj) {
             unsigned r[4];

@@ -12,13 +12,7 @@
 //   [SECTION] Shared -> registers -> FMA
 //   [SECTION] Kernel             the k-loop pipeline and the epilogue
 
-// Only the header the data type needs: each one costs the compiler's front end tens of ms.
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
+#include "common/type_headers.cuh"
 
 // A named namespace rather than an anonymous one: NVRTC would warn about every helper this
 // configuration happens not to use.

@@ -374,13 +374,13 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     auto loadFragments = [&](int set, int stage, int kk) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
+        if constexpr (kAKMajor) {
+            ldmatrixSwizzledX4(a[set], aTile, aOffset, kk);
+        } else if constexpr (sizeof(T) == 2) {
+            ldmatrixTransposedX4(a[set], aTile, aOffset, kk, kMmaK * kAChunksPerRow * 16);
+        } else {
 #pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi) {
-            if constexpr (kAKMajor)
-                ldmatrixX4(a[set][mi], aTile + (aOffset[mi] ^ (kk * 32)));
-            else if constexpr (sizeof(T) == 2)
-                ldmatrixX4Trans(a[set][mi], aTile + aOffset[mi] + kk * kMmaK * kAChunksPerRow * 16);
-            else
+            for (int mi = 0; mi < kMmaM; ++mi)
                 loadAFragment32<kAChunksPerRow>(a[set][mi], aTile, warpM * kWM + mi * 16, kk * kMmaK, lane);
         }
         if constexpr (kBPreshuffled) {

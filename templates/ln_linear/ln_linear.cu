@@ -12,12 +12,7 @@
 //   [SECTION] Row statistics         kernel 1: mean and 1/std of each row
 //   [SECTION] GEMM                   kernel 2: X normalised on its way to shared memory
 
-#if ${needs_fp16}
-#include <cuda_fp16.h>
-#endif
-#if ${needs_bf16}
-#include <cuda_bf16.h>
-#endif
+#include "common/type_headers.cuh"
 
 namespace kx_ln_linear {
 
@@ -237,19 +232,16 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         const unsigned bTile = aTile + kATileBytes;
 #pragma unroll
         for (int kk = 0; kk < kKSteps; ++kk) {
-            unsigned a[kMmaM][4];
+            unsigned a[kMmaM][4], b[kMmaN / 2][4];
+            ldmatrixSwizzledX4(a, aTile, aOffset, kk);
+            ldmatrixSwizzledX4(b, bTile, bOffset, kk);
 #pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi) ldmatrixX4(a[mi], aTile + (aOffset[mi] ^ (kk * 32)));
-#pragma unroll
-            for (int nj = 0; nj < kMmaN / 2; ++nj) {
-                unsigned b[4];
-                ldmatrixX4(b, bTile + (bOffset[nj] ^ (kk * 32)));
+            for (int nj = 0; nj < kMmaN / 2; ++nj)
 #pragma unroll
                 for (int mi = 0; mi < kMmaM; ++mi) {
-                    mma16816(acc[mi][2 * nj], a[mi], b[0], b[1]);
-                    mma16816(acc[mi][2 * nj + 1], a[mi], b[2], b[3]);
+                    mma16816(acc[mi][2 * nj], a[mi], b[nj][0], b[nj][1]);
+                    mma16816(acc[mi][2 * nj + 1], a[mi], b[nj][2], b[nj][3]);
                 }
-            }
         }
         // Tile kt + 1 has landed once at most kStages - 2 younger groups are pending: normalise
         // this thread's part of its X, then publish it to every warp.
@@ -264,13 +256,12 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     const bool pairOk = N % 2 == 0;
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi) {
-        const int row = blockM + warpM * kWM + mi * 16 + lane / 4;
 #pragma unroll
         for (int ni = 0; ni < kMmaN; ++ni) {
             const int col = blockN + warpN * kWN + ni * 8 + (lane % 4) * 2;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int r = row + h * 8;
+                const int r = blockM + warpM * kWM + mi * 16 + h * 8 + lane / 4;
                 if (r >= M) continue;
                 T* p = Y + static_cast<long long>(r) * N + col;
                 if (pairOk && col + 1 < N) {

@@ -14,12 +14,22 @@
 //   [SECTION] Global -> shared       tiles of Q, K and V
 //   [SECTION] Kernel                 the key loop: S = Q K^T, mask, online softmax, O += P V
 
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header): each header costs the compiler's front end tens of ms. Include it before the
+// template's namespace.
+
 #if 1
 #include <cuda_fp16.h>
 #endif
 #if 0
 #include <cuda_bf16.h>
 #endif
+#if 0
+#include <cuda_fp8.h>
+#endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 namespace kx_attention {
 
@@ -141,6 +151,24 @@ __device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
         for (int ni = 0; ni < N; ++ni)
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
+}
+
+// Fragments of k-step kk for Tiles mma tiles of a K-major swizzled tile, one ldmatrix.x4 each:
+// tile i's at byte offset offset[i] for k-step 0; each k-step (16 two-byte elements) is two
+// 16-byte chunks further along the row, found through the same XOR as the offset's chunk.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixSwizzledX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4(frag[i], tile + (offset[i] ^ (kk * 32)));
+}
+
+// The same from an MN-major tile (its rows run along K), read transposed: each k-step is
+// stepBytes further down the tile.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixTransposedX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk,
+                                                     int stepBytes) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4Trans(frag[i], tile + offset[i] + kk * stepBytes);
 }
 
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
@@ -303,8 +331,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int kk = 0; kk < kDSteps; ++kk) {
             unsigned a[kMmaM][4];
-#pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi) ldmatrixX4(a[mi], qTile + (qOffset[mi] ^ (kk * 32)));
+            ldmatrixSwizzledX4(a, qTile, qOffset, kk);
 #pragma unroll
             for (int nj = 0; nj < kKeyTiles / 2; ++nj) {
                 unsigned b[4];

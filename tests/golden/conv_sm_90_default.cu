@@ -17,12 +17,22 @@
 //   [SECTION] Kernel             the k-loop pipeline (gemm_mma's), fragments, epilogue
 //   [SECTION] Split-K finish     bwd_weight's partial sums added and rounded
 
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header): each header costs the compiler's front end tens of ms. Include it before the
+// template's namespace.
+
 #if 1
 #include <cuda_fp16.h>
 #endif
 #if 0
 #include <cuda_bf16.h>
 #endif
+#if 0
+#include <cuda_fp8.h>
+#endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 namespace kx_conv {
 
@@ -204,6 +214,24 @@ __device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
             for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
 }
 
+// Fragments of k-step kk for Tiles mma tiles of a K-major swizzled tile, one ldmatrix.x4 each:
+// tile i's at byte offset offset[i] for k-step 0; each k-step (16 two-byte elements) is two
+// 16-byte chunks further along the row, found through the same XOR as the offset's chunk.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixSwizzledX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4(frag[i], tile + (offset[i] ^ (kk * 32)));
+}
+
+// The same from an MN-major tile (its rows run along K), read transposed: each k-step is
+// stepBytes further down the tile.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixTransposedX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk,
+                                                     int stepBytes) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4Trans(frag[i], tile + offset[i] + kk * stepBytes);
+}
+
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
 template <int Tiles>
 __device__ __forceinline__ void storeBFragments(unsigned (&b)[Tiles][2], int nj, const unsigned (&r)[4]) {
@@ -373,16 +401,18 @@ __device__ __forceinline__ long long outputChannelStride(const Problem& p) {
     return kChannelsLast ? 1 : static_cast<long long>(p.Do) * p.Ho * p.Wo;
 }
 
+// The offset of channel c (of `channels` per group, in the problem's group) at pixel i of an
+// activation tensor with `pixels` pixels per image: NDHWGC, or NCDHW (i split into image and pixel).
+__device__ __forceinline__ long long activationOffset(const Problem& p, int i, int pixels, int channels, int c) {
+    if constexpr (kChannelsLast) return (static_cast<long long>(i) * p.G + p.g) * channels + c;
+    int rest;
+    const int image = divmod(rest, i, pixels);
+    return ((static_cast<long long>(image) * p.G + p.g) * channels + c) * pixels + rest;
+}
+
 // The offset of y (or dy) at output pixel o, filter k.
 __device__ __forceinline__ long long outputOffset(const Problem& p, int o, int k) {
-    if constexpr (kChannelsLast) {
-        return (static_cast<long long>(o) * p.G + p.g) * p.K + k;
-    } else {
-        const int pixels = p.Do * p.Ho * p.Wo;
-        int rest;
-        const int n = divmod(rest, o, pixels);
-        return ((static_cast<long long>(n) * p.G + p.g) * p.K + k) * pixels + rest;
-    }
+    return activationOffset(p, o, p.Do * p.Ho * p.Wo, p.K, k);
 }
 
 // bwd_data's input pixel i = (n, di, hi, wi): p0..p2 hold i + pad, base the image n, and step
@@ -567,14 +597,7 @@ __device__ __forceinline__ long long resultOffset(const Problem& p, int m, int n
     if constexpr (kDir == 0) {
         return outputOffset(p, m, n);
     } else if constexpr (kDir == 1) {
-        if constexpr (kChannelsLast) {
-            return (static_cast<long long>(m) * p.G + p.g) * p.C + n;
-        } else {
-            const int pixels = p.Di * p.Hi * p.Wi;
-            int rest;
-            const int img = divmod(rest, m, pixels);
-            return ((static_cast<long long>(img) * p.G + p.g) * p.C + n) * pixels + rest;
-        }
+        return activationOffset(p, m, p.Di * p.Hi * p.Wi, p.C, n);
     } else {
         int c;
         const int tap = divmod(c, n, p.C);
@@ -681,13 +704,10 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     auto loadFragments = [&](int set, int stage, int kk) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi) {
-            if constexpr (kAKMajor)
-                ldmatrixX4(a[set][mi], aTile + (aOffset[mi] ^ (kk * 32)));
-            else
-                ldmatrixX4Trans(a[set][mi], aTile + aOffset[mi] + kk * kKStep * kAChunksPerRow * 16);
-        }
+        if constexpr (kAKMajor)
+            ldmatrixSwizzledX4(a[set], aTile, aOffset, kk);
+        else
+            ldmatrixTransposedX4(a[set], aTile, aOffset, kk, kKStep * kAChunksPerRow * 16);
 #pragma unroll
         for (int nj = 0; nj < kMmaN / 2; ++nj) {
             unsigned r[4];

@@ -26,7 +26,8 @@
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
 // Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
-// need that header). Include it before the template's namespace.
+// need that header): each header costs the compiler's front end tens of ms. Include it before the
+// template's namespace.
 
 #if 1
 #include <cuda_fp16.h>
@@ -262,6 +263,24 @@ __device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
         for (int ni = 0; ni < N; ++ni)
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
+}
+
+// Fragments of k-step kk for Tiles mma tiles of a K-major swizzled tile, one ldmatrix.x4 each:
+// tile i's at byte offset offset[i] for k-step 0; each k-step (16 two-byte elements) is two
+// 16-byte chunks further along the row, found through the same XOR as the offset's chunk.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixSwizzledX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4(frag[i], tile + (offset[i] ^ (kk * 32)));
+}
+
+// The same from an MN-major tile (its rows run along K), read transposed: each k-step is
+// stepBytes further down the tile.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixTransposedX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk,
+                                                     int stepBytes) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4Trans(frag[i], tile + offset[i] + kk * stepBytes);
 }
 
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
@@ -592,13 +611,13 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     auto loadFragments = [&](int set, int stage, int kk) {
         const unsigned aTile = smemBase + stage * kStageBytes;
         const unsigned bTile = aTile + kATileBytes;
+        if constexpr (kAKMajor) {
+            ldmatrixSwizzledX4(a[set], aTile, aOffset, kk);
+        } else if constexpr (sizeof(T) == 2) {
+            ldmatrixTransposedX4(a[set], aTile, aOffset, kk, kMmaK * kAChunksPerRow * 16);
+        } else {
 #pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi) {
-            if constexpr (kAKMajor)
-                ldmatrixX4(a[set][mi], aTile + (aOffset[mi] ^ (kk * 32)));
-            else if constexpr (sizeof(T) == 2)
-                ldmatrixX4Trans(a[set][mi], aTile + aOffset[mi] + kk * kMmaK * kAChunksPerRow * 16);
-            else
+            for (int mi = 0; mi < kMmaM; ++mi)
                 loadAFragment32<kAChunksPerRow>(a[set][mi], aTile, warpM * kWM + mi * 16, kk * kMmaK, lane);
         }
         if constexpr (kBPreshuffled) {

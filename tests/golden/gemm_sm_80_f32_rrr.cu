@@ -12,13 +12,22 @@
 //   [SECTION] Shared -> registers -> FMA
 //   [SECTION] Kernel             the k-loop pipeline and the epilogue
 
-// Only the header the data type needs: each one costs the compiler's front end tens of ms.
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header): each header costs the compiler's front end tens of ms. Include it before the
+// template's namespace.
+
 #if 0
 #include <cuda_fp16.h>
 #endif
 #if 0
 #include <cuda_bf16.h>
 #endif
+#if 0
+#include <cuda_fp8.h>
+#endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 // A named namespace rather than an anonymous one: NVRTC would warn about every helper this
 // configuration happens not to use.

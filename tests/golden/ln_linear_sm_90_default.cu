@@ -12,12 +12,22 @@
 //   [SECTION] Row statistics         kernel 1: mean and 1/std of each row
 //   [SECTION] GEMM                   kernel 2: X normalised on its way to shared memory
 
+// ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
+// Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
+// need that header): each header costs the compiler's front end tens of ms. Include it before the
+// template's namespace.
+
 #if 1
 #include <cuda_fp16.h>
 #endif
 #if 0
 #include <cuda_bf16.h>
 #endif
+#if 0
+#include <cuda_fp8.h>
+#endif
+
+// ---- end of templates/common/type_headers.cuh ----
 
 namespace kx_ln_linear {
 
@@ -127,6 +137,24 @@ __device__ __forceinline__ void zeroAccumulators(Acc (&acc)[M][N][4]) {
         for (int ni = 0; ni < N; ++ni)
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc[mi][ni][e] = Acc(0);
+}
+
+// Fragments of k-step kk for Tiles mma tiles of a K-major swizzled tile, one ldmatrix.x4 each:
+// tile i's at byte offset offset[i] for k-step 0; each k-step (16 two-byte elements) is two
+// 16-byte chunks further along the row, found through the same XOR as the offset's chunk.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixSwizzledX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4(frag[i], tile + (offset[i] ^ (kk * 32)));
+}
+
+// The same from an MN-major tile (its rows run along K), read transposed: each k-step is
+// stepBytes further down the tile.
+template <int Tiles>
+__device__ __forceinline__ void ldmatrixTransposedX4(unsigned (&frag)[Tiles][4], unsigned tile, const int (&offset)[Tiles], int kk,
+                                                     int stepBytes) {
+#pragma unroll
+    for (int i = 0; i < Tiles; ++i) ldmatrixX4Trans(frag[i], tile + offset[i] + kk * stepBytes);
 }
 
 // B's fragments from one ldmatrix.x4 (r): registers (b0, b1) of mma tile 2j, then of tile 2j + 1.
@@ -344,19 +372,16 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         const unsigned bTile = aTile + kATileBytes;
 #pragma unroll
         for (int kk = 0; kk < kKSteps; ++kk) {
-            unsigned a[kMmaM][4];
+            unsigned a[kMmaM][4], b[kMmaN / 2][4];
+            ldmatrixSwizzledX4(a, aTile, aOffset, kk);
+            ldmatrixSwizzledX4(b, bTile, bOffset, kk);
 #pragma unroll
-            for (int mi = 0; mi < kMmaM; ++mi) ldmatrixX4(a[mi], aTile + (aOffset[mi] ^ (kk * 32)));
-#pragma unroll
-            for (int nj = 0; nj < kMmaN / 2; ++nj) {
-                unsigned b[4];
-                ldmatrixX4(b, bTile + (bOffset[nj] ^ (kk * 32)));
+            for (int nj = 0; nj < kMmaN / 2; ++nj)
 #pragma unroll
                 for (int mi = 0; mi < kMmaM; ++mi) {
-                    mma16816(acc[mi][2 * nj], a[mi], b[0], b[1]);
-                    mma16816(acc[mi][2 * nj + 1], a[mi], b[2], b[3]);
+                    mma16816(acc[mi][2 * nj], a[mi], b[nj][0], b[nj][1]);
+                    mma16816(acc[mi][2 * nj + 1], a[mi], b[nj][2], b[nj][3]);
                 }
-            }
         }
         // Tile kt + 1 has landed once at most kStages - 2 younger groups are pending: normalise
         // this thread's part of its X, then publish it to every warp.
@@ -371,13 +396,12 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     const bool pairOk = N % 2 == 0;
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi) {
-        const int row = blockM + warpM * kWM + mi * 16 + lane / 4;
 #pragma unroll
         for (int ni = 0; ni < kMmaN; ++ni) {
             const int col = blockN + warpN * kWN + ni * 8 + (lane % 4) * 2;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int r = row + h * 8;
+                const int r = blockM + warpM * kWM + mi * 16 + h * 8 + lane / 4;
                 if (r >= M) continue;
                 T* p = Y + static_cast<long long>(r) * N + col;
                 if (pairOk && col + 1 < N) {
