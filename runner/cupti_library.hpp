@@ -36,8 +36,20 @@ private:
 }  // namespace kx::runner
 
 // An API's entry points are named once, in a list macro taking X (`#define MY_FNS(X) X(cuptiFoo)
-// X(cuptiBar)`), and expanded twice: MY_FNS(KX_CUPTI_DECLARE) in the struct declares one null
-// pointer per entry point; MY_FNS(KX_CUPTI_RESOLVE) in its load() resolves each from `library`
-// and clears the local `complete` when one is missing (every one is tried).
+// X(cuptiBar)`). KX_CUPTI_ENTRY_POINTS(MY_FNS, feature, missing) inside a struct expands it
+// twice: one null pointer member per entry point (KX_CUPTI_DECLARE), and load(), which opens
+// libcupti for `feature` and resolves each from `library` (KX_CUPTI_RESOLVE: every one is tried,
+// and a missing one clears `complete`), setting *error to `missing` when this libcupti lacks any.
 #define KX_CUPTI_DECLARE(name) decltype(&::name) name = nullptr;
 #define KX_CUPTI_RESOLVE(name) complete = library->resolve(name, #name) && complete;
+#define KX_CUPTI_ENTRY_POINTS(FNS, feature, missing)                   \
+    const CuptiLibrary* library = nullptr;                             \
+    FNS(KX_CUPTI_DECLARE)                                              \
+    bool load(std::string* error) {                                    \
+        library = CuptiLibrary::open(feature, error);                  \
+        if (!library) return false;                                    \
+        bool complete = true;                                          \
+        FNS(KX_CUPTI_RESOLVE)                                          \
+        if (!complete) *error = missing;                               \
+        return complete;                                               \
+    }

@@ -57,17 +57,8 @@ public:
 
 // The Range Profiler's entry points, resolved from libcupti.
 struct RangeApi {
-    const CuptiLibrary* library = nullptr;
-    KX_RANGE_PROFILER_FNS(KX_CUPTI_DECLARE)
-
-    bool load(std::string* error) {
-        library = CuptiLibrary::open("Hardware counters", error);
-        if (!library) return false;
-        bool complete = true;
-        KX_RANGE_PROFILER_FNS(KX_CUPTI_RESOLVE)
-        if (!complete) *error = "this libcupti has no Range Profiler (CUDA 12.6 or later is needed for hardware counters)";
-        return complete;
-    }
+    KX_CUPTI_ENTRY_POINTS(KX_RANGE_PROFILER_FNS, "Hardware counters",
+                          "this libcupti has no Range Profiler (CUDA 12.6 or later is needed for hardware counters)")
 
     void check(CUptiResult status, const char* what) const {
         if (status != CUPTI_SUCCESS) throw CuptiFailure(std::string(what) + " failed: " + library->describe(status));

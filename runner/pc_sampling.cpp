@@ -24,22 +24,12 @@ namespace kx::runner {
 
 // The CUPTI entry points sampling needs, resolved from libcupti at run time.
 struct PcSampler::Api {
-    const CuptiLibrary* library = nullptr;
+    KX_CUPTI_ENTRY_POINTS(KX_PC_SAMPLING_FNS, "PC sampling", "this libcupti has no PC Sampling API (CUDA 11.3 or later is needed)")
     // The buffer CUPTI fills: configured once and written by CUPTI until sampling is disabled,
     // so it lives as long as the sampler.
     std::vector<CUpti_PCSamplingPCData> pcs;
     std::vector<std::vector<CUpti_PCSamplingStallReason>> pcReasons;
     CUpti_PCSamplingData data = {};
-    KX_PC_SAMPLING_FNS(KX_CUPTI_DECLARE)
-
-    bool load(std::string* error) {
-        library = CuptiLibrary::open("PC sampling", error);
-        if (!library) return false;
-        bool complete = true;
-        KX_PC_SAMPLING_FNS(KX_CUPTI_RESOLVE)
-        if (!complete) *error = "this libcupti has no PC Sampling API (CUDA 11.3 or later is needed)";
-        return complete;
-    }
 
     std::string describe(CUptiResult status) const { return library->describe(status); }
 };

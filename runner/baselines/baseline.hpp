@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ std::vector<std::string> baselineNames();
 std::string paramText(const nlohmann::json& params, const char* key, const std::string& baseline);
 long long paramInt(const nlohmann::json& params, const char* key, const std::string& baseline);
 double paramNumber(const nlohmann::json& params, const char* key, const std::string& baseline);
+// The index of params[key] in `choices`, or RunnerError "key 'x' is not a, b or c".
+int paramChoice(const nlohmann::json& params, const char* key, std::initializer_list<const char*> choices, const std::string& baseline);
 const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, const std::string& baseline);
 // bufferAt, also checking that the buffer holds at least `bytes` (what: "n = 1000 f32 elements").
 const BaselineArg& bufferAt(const BaselineBuffers& buffers, std::size_t index, std::size_t bytes, const std::string& what,

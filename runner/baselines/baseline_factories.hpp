@@ -27,7 +27,5 @@ KX_BASELINE_FACTORY(makeUnfusedGlu);
 KX_BASELINE_FACTORY(makeUnfusedNormRope);
 KX_BASELINE_FACTORY(makeAttentionComposed);
 KX_BASELINE_FACTORY(makeUnfusedLnLinear);
-KX_BASELINE_FACTORY(makeAttentionComposed);
-KX_BASELINE_FACTORY(makeUnfusedLnLinear);
 
 }  // namespace kx::runner

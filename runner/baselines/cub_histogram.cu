@@ -29,9 +29,13 @@ namespace {
 
 class CubHistogram : public BaselineInstance {
 public:
-    CubHistogram(DeviceContext& ctx, std::string dtype, long long bins, double lo, double hi, long long n, const BaselineBuffers& buffers)
-        : m_dtype(std::move(dtype)), m_bins(static_cast<int>(bins)), m_n(n) {
+    CubHistogram(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         const std::string name = "cub_histogram";
+        m_dtype = paramText(params, "dtype", name);
+        const long long bins = paramInt(params, "bins", name), n = paramInt(params, "n", name);
+        const double lo = paramNumber(params, "lo", name), hi = paramNumber(params, "hi", name);
+        m_bins = static_cast<int>(bins);
+        m_n = n;
         if (m_dtype != "f32" && m_dtype != "i32") throw RunnerError(name + ": dtype must be f32 or i32, not '" + m_dtype + "'", false);
         if (bins < 1 || bins > 0x7ffffffeLL) throw RunnerError(name + ": bins must be between 1 and 2^31 - 2", false);
         if (n < 0 || n > 0x7fffffffLL) throw RunnerError(name + ": n must be between 0 and 2^31 - 1", false);
@@ -64,8 +68,8 @@ private:
     }
 
     std::string m_dtype;
-    int m_bins;
-    long long m_n;
+    int m_bins = 0;
+    long long m_n = 0;
     float m_lo = 0, m_hi = 1;
     int m_loInt = 0, m_hiInt = 1;
     CUdeviceptr m_samples = 0, m_hist = 0;
@@ -75,11 +79,6 @@ private:
 
 }  // namespace
 
-KX_BASELINE_FACTORY(makeCubHistogram) {
-    const std::string name = "cub_histogram";
-    return std::make_unique<CubHistogram>(ctx, paramText(params, "dtype", name), paramInt(params, "bins", name),
-                                          paramNumber(params, "lo", name), paramNumber(params, "hi", name),
-                                          paramInt(params, "n", name), buffers);
-}
+KX_BASELINE_FACTORY(makeCubHistogram) { return std::make_unique<CubHistogram>(ctx, params, buffers); }
 
 }  // namespace kx::runner

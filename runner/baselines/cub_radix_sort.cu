@@ -24,11 +24,17 @@ namespace {
 
 class CubRadixSort : public BaselineInstance {
 public:
-    CubRadixSort(DeviceContext& ctx, bool pairs, long long n, int beginBit, int endBit, const BaselineBuffers& buffers)
-        : m_pairs(pairs), m_n(n), m_beginBit(beginBit), m_endBit(endBit) {
+    CubRadixSort(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         const std::string name = "cub_radix_sort";
+        const bool pairs = paramInt(params, "pairs", name) != 0;
+        const long long n = paramInt(params, "n", name);
+        const long long beginBit = paramInt(params, "begin_bit", name), endBit = paramInt(params, "end_bit", name);
         if (n < 0 || n > 0x7fffffffLL) throw RunnerError(name + ": n must be between 0 and 2^31 - 1", false);
         if (beginBit < 0 || endBit > 32 || beginBit >= endBit) throw RunnerError(name + ": need 0 <= begin_bit < end_bit <= 32", false);
+        m_pairs = pairs;
+        m_n = n;
+        m_beginBit = static_cast<int>(beginBit);
+        m_endBit = static_cast<int>(endBit);
         const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(unsigned);
         m_keysIn = bufferAt(buffers, 0, bytes, "n keys", name).ptr;
         if (pairs) {
@@ -51,9 +57,9 @@ private:
                                                reinterpret_cast<unsigned*>(m_valuesOut->ptr), m_n, m_beginBit, m_endBit);
     }
 
-    bool m_pairs;
-    long long m_n;
-    int m_beginBit, m_endBit;
+    bool m_pairs = false;
+    long long m_n = 0;
+    int m_beginBit = 0, m_endBit = 0;
     CUdeviceptr m_keysIn = 0, m_valuesIn = 0, m_keysOut = 0;
     std::unique_ptr<DeviceBuffer> m_ownKeysOut, m_valuesOut;
     std::unique_ptr<CubStep> m_step;
@@ -61,11 +67,6 @@ private:
 
 }  // namespace
 
-KX_BASELINE_FACTORY(makeCubRadixSort) {
-    const std::string name = "cub_radix_sort";
-    return std::make_unique<CubRadixSort>(ctx, paramInt(params, "pairs", name) != 0, paramInt(params, "n", name),
-                                          static_cast<int>(paramInt(params, "begin_bit", name)),
-                                          static_cast<int>(paramInt(params, "end_bit", name)), buffers);
-}
+KX_BASELINE_FACTORY(makeCubRadixSort) { return std::make_unique<CubRadixSort>(ctx, params, buffers); }
 
 }  // namespace kx::runner

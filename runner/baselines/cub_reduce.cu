@@ -28,8 +28,9 @@ cudaError_t dispatch(const std::string& dtype, const std::string& op, Call call)
 
 class CubReduce : public BaselineInstance {
 public:
-    CubReduce(DeviceContext& ctx, std::string dtype, std::string op, std::size_t n, CUdeviceptr in, const BaselineBuffers& buffers)
-        : m_dtype(std::move(dtype)), m_op(std::move(op)), m_n(n), m_in(in) {
+    CubReduce(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers)
+        : m_dtype(paramText(params, "dtype", "cub_reduce")), m_op(paramText(params, "op", "cub_reduce")),
+          m_n(static_cast<std::size_t>(paramInt(params, "n", "cub_reduce"))), m_in(bufferAt(buffers, 0, "cub_reduce").ptr) {
         if (m_op != "sum" && m_op != "max") throw RunnerError("cub_reduce: op must be sum or max", false);
         if (m_dtype != "f32" && m_dtype != "f16" && m_dtype != "bf16") throw RunnerError("cub_reduce: dtype must be f32, f16 or bf16", false);
         m_out = outputOrOwn(ctx, buffers, sizeof(float), "cub_reduce", m_ownOut);
@@ -56,10 +57,6 @@ private:
 
 }  // namespace
 
-KX_BASELINE_FACTORY(makeCubReduce) {
-    const std::string name = "cub_reduce";
-    return std::make_unique<CubReduce>(ctx, paramText(params, "dtype", name), paramText(params, "op", name),
-                                       static_cast<std::size_t>(paramInt(params, "n", name)), bufferAt(buffers, 0, name).ptr, buffers);
-}
+KX_BASELINE_FACTORY(makeCubReduce) { return std::make_unique<CubReduce>(ctx, params, buffers); }
 
 }  // namespace kx::runner

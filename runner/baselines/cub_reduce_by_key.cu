@@ -26,8 +26,11 @@ namespace {
 
 class CubReduceByKey : public BaselineInstance {
 public:
-    CubReduceByKey(DeviceContext& ctx, long long n, std::string agg, const BaselineBuffers& buffers) : m_n(n), m_agg(std::move(agg)) {
+    CubReduceByKey(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         const std::string name = "cub_reduce_by_key";
+        const long long n = paramInt(params, "n", name);
+        m_n = n;
+        m_agg = paramText(params, "agg", name);
         if (m_agg != "sum" && m_agg != "count" && m_agg != "min" && m_agg != "max")
             throw RunnerError(name + ": agg must be sum, count, min or max", false);
         if (n < 0 || n > 0x7fffffffLL) throw RunnerError(name + ": n must be between 0 and 2^31 - 1", false);
@@ -85,7 +88,7 @@ private:
             throw RunnerError(std::string("CUB reduce-by-key failed ") + what + ": " + cudaGetErrorString(status), true);
     }
 
-    long long m_n;
+    long long m_n = 0;
     std::string m_agg;
     CUdeviceptr m_keys = 0, m_values = 0;
     std::optional<DeviceBuffer> m_sortedKeys, m_sortedValues, m_uniqueKeys, m_aggregates, m_numRuns;
@@ -94,9 +97,6 @@ private:
 
 }  // namespace
 
-KX_BASELINE_FACTORY(makeCubReduceByKey) {
-    const std::string name = "cub_reduce_by_key";
-    return std::make_unique<CubReduceByKey>(ctx, paramInt(params, "n", name), paramText(params, "agg", name), buffers);
-}
+KX_BASELINE_FACTORY(makeCubReduceByKey) { return std::make_unique<CubReduceByKey>(ctx, params, buffers); }
 
 }  // namespace kx::runner

@@ -66,19 +66,11 @@ class CubScan final : public BaselineInstance {
 public:
     CubScan(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         m_dtype = paramText(params, "dtype", kName);
+        m_elemBytes = paramChoice(params, "dtype", {"f32", "i32", "i64"}, kName) == 2 ? 8 : 4;
         const std::string op = paramText(params, "op", kName);
-        const std::string kind = paramText(params, "kind", kName);
+        m_op = static_cast<Op>(paramChoice(params, "op", {"sum", "max", "min"}, kName));
+        m_exclusive = paramChoice(params, "kind", {"inclusive", "exclusive"}, kName) == 1;
         m_n = paramInt(params, "n", kName);
-
-        if (m_dtype == "f32" || m_dtype == "i32") m_elemBytes = 4;
-        else if (m_dtype == "i64") m_elemBytes = 8;
-        else throw RunnerError(kName + ": dtype '" + m_dtype + "' is not f32, i32 or i64", false);
-        if (op == "sum") m_op = Op::Sum;
-        else if (op == "max") m_op = Op::Max;
-        else if (op == "min") m_op = Op::Min;
-        else throw RunnerError(kName + ": op '" + op + "' is not sum, max or min", false);
-        if (kind != "inclusive" && kind != "exclusive") throw RunnerError(kName + ": kind '" + kind + "' is not inclusive or exclusive", false);
-        m_exclusive = kind == "exclusive";
         if (m_n < 1) throw RunnerError(kName + ": n must be at least 1", false);
         m_label = std::string("CUB DeviceScan::") + (m_exclusive ? "Exclusive" : "Inclusive") + (m_op == Op::Sum ? "Sum " : "Scan (" + op + ") ") + m_dtype;
 

@@ -65,17 +65,11 @@ class CubSelect final : public BaselineInstance {
 public:
     CubSelect(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         m_dtype = paramText(params, "dtype", kName);
+        paramChoice(params, "dtype", {"f32", "i32"}, kName);
         const std::string pred = paramText(params, "pred", kName);
+        m_pred = static_cast<Pred>(paramChoice(params, "pred", {"gt", "lt", "eq", "ne", "nonzero"}, kName));
         m_threshold = paramNumber(params, "threshold", kName);
         m_n = paramInt(params, "n", kName);
-
-        if (m_dtype != "f32" && m_dtype != "i32") throw RunnerError(kName + ": dtype '" + m_dtype + "' is not f32 or i32", false);
-        if (pred == "gt") m_pred = Pred::Greater;
-        else if (pred == "lt") m_pred = Pred::Less;
-        else if (pred == "eq") m_pred = Pred::Equal;
-        else if (pred == "ne") m_pred = Pred::NotEqual;
-        else if (pred == "nonzero") m_pred = Pred::NonZero;
-        else throw RunnerError(kName + ": pred '" + pred + "' is not gt, lt, eq, ne or nonzero", false);
         if (m_n < 1) throw RunnerError(kName + ": n must be at least 1", false);
         if (m_dtype == "i32" && !(std::fabs(m_threshold) < 2147483648.0))
             throw RunnerError(kName + ": threshold " + std::to_string(m_threshold) + " does not fit an i32", false);

@@ -73,9 +73,11 @@ __global__ void mergeJoinKernel(const int* __restrict__ buildKeys, const int* __
 
 class CubSortJoin : public BaselineInstance {
 public:
-    CubSortJoin(DeviceContext& ctx, long long nb, long long np, const BaselineBuffers& buffers)
-        : m_nb(static_cast<int>(nb)), m_np(static_cast<int>(np)) {
+    CubSortJoin(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
         const std::string name = "cub_sort_join";
+        const long long nb = paramInt(params, "nb", name), np = paramInt(params, "np", name);
+        m_nb = static_cast<int>(nb);
+        m_np = static_cast<int>(np);
         if (nb < 1 || nb > 0x7fffffffLL || np < 1 || np > 0x7fffffffLL)
             throw RunnerError(name + ": nb and np must be between 1 and 2^31 - 1", false);
         const std::size_t buildBytes = static_cast<std::size_t>(nb) * 4, probeBytes = static_cast<std::size_t>(np) * 4;
@@ -132,7 +134,7 @@ private:
             throw RunnerError(std::string("CUB sort-merge join failed ") + what + ": " + cudaGetErrorString(status), true);
     }
 
-    int m_nb, m_np;
+    int m_nb = 0, m_np = 0;
     CUdeviceptr m_bkeys = 0, m_bvals = 0, m_pkeys = 0;
     std::optional<DeviceBuffer> m_sortedBuildKeys, m_sortedBuildVals, m_probeRows, m_sortedProbeKeys, m_sortedProbeRows;
     std::optional<DeviceBuffer> m_outRows, m_outVals, m_count;
@@ -141,9 +143,6 @@ private:
 
 }  // namespace
 
-KX_BASELINE_FACTORY(makeCubSortJoin) {
-    const std::string name = "cub_sort_join";
-    return std::make_unique<CubSortJoin>(ctx, paramInt(params, "nb", name), paramInt(params, "np", name), buffers);
-}
+KX_BASELINE_FACTORY(makeCubSortJoin) { return std::make_unique<CubSortJoin>(ctx, params, buffers); }
 
 }  // namespace kx::runner

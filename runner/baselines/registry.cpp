@@ -22,10 +22,12 @@ namespace {
 // One line per baseline.
 const std::map<std::string, BaselineFactory>& table() {
     static const std::map<std::string, BaselineFactory> t = {
+        // The device's copy and the vendor libraries.
         {"copy", makeCopy},
         {"cublas_gemm", makeCublasGemm},
         {"cublaslt_gemm", makeCublasLtGemm},
         {"cudnn_conv", makeCudnnConv},
+        // CUB's algorithms, the data-parallel templates' baselines.
         {"cub_reduce", KX_CUB(makeCubReduce)},
         {"cub_scan", KX_CUB(makeCubScan)},
         {"cub_select", KX_CUB(makeCubSelect)},
@@ -33,6 +35,7 @@ const std::map<std::string, BaselineFactory>& table() {
         {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
         {"cub_reduce_by_key", KX_CUB(makeCubReduceByKey)},
         {"cub_sort_join", KX_CUB(makeCubSortJoin)},
+        // The fused templates' unfused sequences.
         {"unfused_rowwise", KX_CUB(makeUnfusedRowwise)},
         {"unfused_glu", KX_CUB(makeUnfusedGlu)},
         {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)},
@@ -59,6 +62,19 @@ std::string paramText(const nlohmann::json& params, const char* key, const std::
     const auto it = params.find(key);
     if (it == params.end() || !it->is_string()) throw RunnerError("baseline '" + baseline + "' needs the text parameter '" + key + "'", false);
     return it->get<std::string>();
+}
+
+int paramChoice(const nlohmann::json& params, const char* key, std::initializer_list<const char*> choices, const std::string& baseline) {
+    const std::string value = paramText(params, key, baseline);
+    std::string list;
+    int index = 0;
+    for (const char* choice : choices) {
+        if (value == choice) return index;
+        list += index == 0 ? "" : index + 1 == static_cast<int>(choices.size()) ? " or " : ", ";
+        list += choice;
+        ++index;
+    }
+    throw RunnerError(baseline + ": " + key + " '" + value + "' is not " + list, false);
 }
 
 long long paramInt(const nlohmann::json& params, const char* key, const std::string& baseline) {

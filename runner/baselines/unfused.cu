@@ -39,13 +39,9 @@ namespace {
 
 // [SECTION] Element helpers
 
-__device__ __forceinline__ float toFloat(float v) { return v; }
-__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
-__device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ __forceinline__ T fromFloat(float v);
-template <> __device__ __forceinline__ float fromFloat<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+// fp32 <-> storage type; cuda_fp16.h and cuda_bf16.h convert from float with round-to-nearest-even.
+template <class T> __device__ __forceinline__ float toFloat(T v) { return static_cast<float>(v); }
+template <class T> __device__ __forceinline__ T fromFloat(float v) { return static_cast<T>(v); }
 
 // 16 bytes of T.
 template <class T>
