@@ -5,6 +5,7 @@
 #include "sweep/sweep_record.hpp"
 #include "templates/compile_flags.hpp"
 #include "util/data_paths.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -19,29 +20,13 @@ using namespace kx::engine;
 // [SECTION] Metrics
 
 const char* metricLabel(SweepMetric m) {
-    switch (m) {
-    case SweepMetric::Tflops: return "TFLOP/s (measured)";
-    case SweepMetric::Gbps: return "GB/s (measured)";
-    case SweepMetric::PctOfBaseline: return "% of baseline (measured)";
-    case SweepMetric::TimeMs: return "time, ms (measured)";
-    case SweepMetric::Occupancy: return "occupancy (predicted)";
-    case SweepMetric::Registers: return "registers per thread";
-    case SweepMetric::PredictedTflops: return "roofline TFLOP/s (predicted)";
-    }
-    return "";
+    return enumName(m, {"TFLOP/s (measured)", "GB/s (measured)", "% of baseline (measured)", "time, ms (measured)",
+                        "occupancy (predicted)", "registers per thread", "roofline TFLOP/s (predicted)"},
+                    "");
 }
 
 const char* metricKey(SweepMetric m) {
-    switch (m) {
-    case SweepMetric::Tflops: return "tflops";
-    case SweepMetric::Gbps: return "gbps";
-    case SweepMetric::PctOfBaseline: return "baseline";
-    case SweepMetric::TimeMs: return "time";
-    case SweepMetric::Occupancy: return "occupancy";
-    case SweepMetric::Registers: return "registers";
-    case SweepMetric::PredictedTflops: return "predicted";
-    }
-    return "";
+    return enumName(m, {"tflops", "gbps", "baseline", "time", "occupancy", "registers", "predicted"}, "");
 }
 
 bool metricMeasured(SweepMetric m) {

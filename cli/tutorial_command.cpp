@@ -5,6 +5,7 @@
 #include "store/session_store.hpp"
 #include "tutorial/session_check.hpp"
 #include "tutorial/tutorial.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -51,14 +52,7 @@ std::string opText(const ActionOp& op) {
     return "";
 }
 
-const char* mark(CheckStatus s) {
-    switch (s) {
-    case CheckStatus::Pass: return "PASS";
-    case CheckStatus::Fail: return "FAIL";
-    case CheckStatus::NeedsRun: return "RUN ";
-    }
-    return "?";
-}
+const char* mark(CheckStatus s) { return enumName(s, {"PASS", "FAIL", "RUN "}); }
 
 }  // namespace
 

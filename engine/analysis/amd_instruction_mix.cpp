@@ -1,8 +1,12 @@
 // Mnemonics from the AMD Instinct MI200 (CDNA2) and MI300 (CDNA3) ISA reference guides, as
 // LLVM's AMDGPU assembler spells them for gfx90a and gfx942.
 #include "analysis/amd_instruction_mix.hpp"
+#include "util/enum_names.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
+
+#include <iterator>
 
 namespace kx::engine {
 
@@ -28,63 +32,25 @@ int accessBits(std::string_view m) {
 
 }  // namespace
 
-const char* amdCategoryKey(AmdInstrCategory c) {
-    switch (c) {
-    case AmdInstrCategory::Mfma: return "mfma";
-    case AmdInstrCategory::ValuFp32: return "valu_fp32";
-    case AmdInstrCategory::ValuFp16: return "valu_fp16";
-    case AmdInstrCategory::ValuFp64: return "valu_fp64";
-    case AmdInstrCategory::ValuTranscendental: return "valu_transcendental";
-    case AmdInstrCategory::ValuConversion: return "valu_conversion";
-    case AmdInstrCategory::ValuInteger: return "valu_integer";
-    case AmdInstrCategory::ValuOther: return "valu_other";
-    case AmdInstrCategory::Salu: return "salu";
-    case AmdInstrCategory::ScalarLoad: return "scalar_load";
-    case AmdInstrCategory::GlobalLoad: return "global_load";
-    case AmdInstrCategory::GlobalStore: return "global_store";
-    case AmdInstrCategory::LdsRead: return "lds_read";
-    case AmdInstrCategory::LdsWrite: return "lds_write";
-    case AmdInstrCategory::LdsOther: return "lds_other";
-    case AmdInstrCategory::ScratchLoad: return "scratch_load";
-    case AmdInstrCategory::ScratchStore: return "scratch_store";
-    case AmdInstrCategory::Atomic: return "atomic";
-    case AmdInstrCategory::Waitcnt: return "waitcnt";
-    case AmdInstrCategory::Barrier: return "barrier";
-    case AmdInstrCategory::Branch: return "branch";
-    case AmdInstrCategory::Other: return "other";
-    case AmdInstrCategory::Count: break;
-    }
-    return "?";
-}
+namespace {
+const char* const kAmdCategoryKeys[] = {
+    "mfma",          "valu_fp32",     "valu_fp16",    "valu_fp64",   "valu_transcendental", "valu_conversion",
+    "valu_integer",  "valu_other",    "salu",         "scalar_load", "global_load",         "global_store",
+    "lds_read",      "lds_write",     "lds_other",    "scratch_load", "scratch_store",      "atomic",
+    "waitcnt",       "barrier",       "branch",       "other"};
+const char* const kAmdCategoryLabels[] = {
+    "MFMA (matrix core)", "VALU FP32",      "VALU FP16/BF16", "VALU FP64",        "VALU transcendental",
+    "VALU conversion",    "VALU integer",   "VALU move/compare", "SALU",          "Scalar loads",
+    "Global loads",       "Global stores",  "LDS reads",      "LDS writes",       "LDS permute/atomic",
+    "Scratch loads",      "Scratch stores", "Atomics",        "s_waitcnt",        "Barriers/cache",
+    "Branches",           "Other"};
+static_assert(std::size(kAmdCategoryKeys) == static_cast<std::size_t>(AmdInstrCategory::Count));
+static_assert(std::size(kAmdCategoryLabels) == static_cast<std::size_t>(AmdInstrCategory::Count));
+}  // namespace
 
-const char* amdCategoryLabel(AmdInstrCategory c) {
-    switch (c) {
-    case AmdInstrCategory::Mfma: return "MFMA (matrix core)";
-    case AmdInstrCategory::ValuFp32: return "VALU FP32";
-    case AmdInstrCategory::ValuFp16: return "VALU FP16/BF16";
-    case AmdInstrCategory::ValuFp64: return "VALU FP64";
-    case AmdInstrCategory::ValuTranscendental: return "VALU transcendental";
-    case AmdInstrCategory::ValuConversion: return "VALU conversion";
-    case AmdInstrCategory::ValuInteger: return "VALU integer";
-    case AmdInstrCategory::ValuOther: return "VALU move/compare";
-    case AmdInstrCategory::Salu: return "SALU";
-    case AmdInstrCategory::ScalarLoad: return "Scalar loads";
-    case AmdInstrCategory::GlobalLoad: return "Global loads";
-    case AmdInstrCategory::GlobalStore: return "Global stores";
-    case AmdInstrCategory::LdsRead: return "LDS reads";
-    case AmdInstrCategory::LdsWrite: return "LDS writes";
-    case AmdInstrCategory::LdsOther: return "LDS permute/atomic";
-    case AmdInstrCategory::ScratchLoad: return "Scratch loads";
-    case AmdInstrCategory::ScratchStore: return "Scratch stores";
-    case AmdInstrCategory::Atomic: return "Atomics";
-    case AmdInstrCategory::Waitcnt: return "s_waitcnt";
-    case AmdInstrCategory::Barrier: return "Barriers/cache";
-    case AmdInstrCategory::Branch: return "Branches";
-    case AmdInstrCategory::Other: return "Other";
-    case AmdInstrCategory::Count: break;
-    }
-    return "?";
-}
+const char* amdCategoryKey(AmdInstrCategory c) { return enumName(c, kAmdCategoryKeys); }
+
+const char* amdCategoryLabel(AmdInstrCategory c) { return enumName(c, kAmdCategoryLabels); }
 
 void addAmdInstruction(AmdMixCounts& counts, std::string_view m) {
     using C = AmdInstrCategory;
@@ -137,12 +103,7 @@ void addAmdInstruction(AmdMixCounts& counts, std::string_view m) {
 AmdInstructionMix analyzeAmdIsa(std::string_view isa) {
     AmdInstructionMix mix;
     bool inMetadata = false;
-    std::size_t pos = 0;
-    while (pos < isa.size()) {
-        std::size_t end = isa.find('\n', pos);
-        if (end == std::string_view::npos) end = isa.size();
-        std::string_view line = isa.substr(pos, end - pos);
-        pos = end + 1;
+    for (std::string_view line : splitLines(isa)) {
         if (const std::size_t comment = line.find(';'); comment != std::string_view::npos) line = line.substr(0, comment);
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
         while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);

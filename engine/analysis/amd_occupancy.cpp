@@ -8,6 +8,7 @@
 // <source> cites the same functions.
 #include "analysis/amd_occupancy.hpp"
 
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -57,14 +58,7 @@ int wavesWithRegisters(int regs, int granule, int total, int maxWaves) {
 }  // namespace
 
 const char* amdLimiterName(AmdOccupancyLimiter limiter) {
-    switch (limiter) {
-    case AmdOccupancyLimiter::Vgprs: return "VGPRs";
-    case AmdOccupancyLimiter::Sgprs: return "SGPRs";
-    case AmdOccupancyLimiter::Lds: return "LDS";
-    case AmdOccupancyLimiter::Waves: return "wave slots";
-    case AmdOccupancyLimiter::Workgroup: return "workgroup slots";
-    }
-    return "?";
+    return enumName(limiter, {"VGPRs", "SGPRs", "LDS", "wave slots", "workgroup slots"});
 }
 
 AmdOccupancyResult amdOccupancy(const Arch& arch, const AmdOccupancyInput& in) {

@@ -47,12 +47,8 @@ struct AmdOccupancyResult {
     // What each resource alone allows. Registers limit waves per SIMD (their natural unit); every
     // resource is also given in whole workgroups per CU (kAmdNoLimit where it does not apply:
     // no LDS, SGPRs not given, single-wave workgroups and barrier slots).
-    int vgprWavesPerSimd = 0;
-    int sgprWavesPerSimd = 0;
-    int workgroupLimitVgprs = 0;
-    int workgroupLimitSgprs = 0;
-    int workgroupLimitLds = 0;
-    int workgroupLimitWaves = 0;
+    int vgprWavesPerSimd = 0, sgprWavesPerSimd = 0;
+    int workgroupLimitVgprs = 0, workgroupLimitSgprs = 0, workgroupLimitLds = 0, workgroupLimitWaves = 0;
     int workgroupLimitSlots = 0;   // workgroup (barrier) slots of the CU
 
     int allocatedVgprs = 0;        // per lane, after the AGPR offset and the granule

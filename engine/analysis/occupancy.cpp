@@ -1,5 +1,6 @@
 #include "analysis/occupancy.hpp"
 
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <cuda_occupancy.h>
@@ -18,14 +19,7 @@ constexpr std::pair<unsigned, OccupancyLimiter> kLimiterFlags[] = {
 };
 
 const char* limiterName(OccupancyLimiter limiter) {
-    switch (limiter) {
-    case OccupancyLimiter::Warps: return "warps";
-    case OccupancyLimiter::Registers: return "registers";
-    case OccupancyLimiter::SharedMemory: return "shared memory";
-    case OccupancyLimiter::Blocks: return "blocks";
-    case OccupancyLimiter::Barriers: return "barriers";
-    }
-    return "?";
+    return enumName(limiter, {"warps", "registers", "shared memory", "blocks", "barriers"});
 }
 
 OccupancyResult nvidiaOccupancy(const Arch& arch, const OccupancyInput& in) {
@@ -109,7 +103,7 @@ std::string explainOccupancy(const OccupancyResult& r, const OccupancyInput& in)
     if (r.limiters.empty()) return "Nothing limits this launch below the SM's maximum.";
     std::string text;
     for (OccupancyLimiter l : r.limiters) {
-        if (!text.empty()) text += " and ";
+        text += text.empty() ? "" : " and ";
         switch (l) {
         case OccupancyLimiter::Warps:
             text += "warps: " + std::to_string(in.threadsPerBlock) + "-thread blocks fill the SM's " +

@@ -24,17 +24,11 @@ struct OccupancyInput {
 enum class OccupancyLimiter { Warps, Registers, SharedMemory, Blocks, Barriers };
 
 struct OccupancyResult {
-    int blocksPerSm = 0;
-    int activeWarpsPerSm = 0;
-    int maxWarpsPerSm = 0;
+    int blocksPerSm = 0, activeWarpsPerSm = 0, maxWarpsPerSm = 0;
     double occupancy = 0;  // active warps / max warps, 0..1
     std::vector<OccupancyLimiter> limiters;  // every resource that caps blocksPerSm
     // Blocks per SM each resource alone would allow.
-    int blockLimitWarps = 0;
-    int blockLimitRegisters = 0;
-    int blockLimitSharedMemory = 0;
-    int blockLimitBlocks = 0;
-    int blockLimitBarriers = 0;
+    int blockLimitWarps = 0, blockLimitRegisters = 0, blockLimitSharedMemory = 0, blockLimitBlocks = 0, blockLimitBarriers = 0;
     int allocatedRegistersPerBlock = 0;
     long long allocatedSmemPerBlock = 0;  // including the per-block reservation
     long long smemPerSmConfigured = 0;    // shared memory the SM is configured to for this launch

@@ -2,6 +2,7 @@
 
 #include "sweep/sweep.hpp"
 #include "templates/expression.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <fmt/core.h>
@@ -268,7 +269,7 @@ GemmLayout gemmLayout(const TileRequest& req, const VisualValues& v, const Launc
         v.fail(fmt::format("lookahead {} must lie in 0..{} (stages - 1)", g.lookahead, g.stages - 1));
     g.kTiles = ceilDiv(g.k, g.blockK);
     for (long long t = 0; t < std::min(g.kTiles, kMaxKSteps); ++t) {
-        KStep s{t, static_cast<int>(t % g.stages), {}};
+        KStep s{t, static_cast<int>(t % g.stages), {}, {}};
         for (long long next = t + 1; next <= t + g.lookahead && next < g.kTiles; ++next) s.loading.push_back(next);
         // Stages neither loading nor multiplied are not free yet: they hold earlier k-tiles.
         for (long long prev = t - 1; prev >= std::max(0LL, t - (g.stages - 1 - g.lookahead)); --prev) s.held.push_back(prev);
@@ -401,12 +402,7 @@ long long TileScene::waveOfTile(long long id) const {
 bool hasTileView(const Template& tmpl) { return tmpl.manifest().visual.has_value(); }
 
 const char* fragmentKindName(FragmentKind kind) {
-    switch (kind) {
-    case FragmentKind::Thread: return "thread";
-    case FragmentKind::MmaM16N8K16: return "mma_m16n8k16";
-    case FragmentKind::WgmmaM64NNK16: return "wgmma_m64nNk16";
-    }
-    return "thread";
+    return enumName(kind, {"thread", "mma_m16n8k16", "wgmma_m64nNk16"}, "thread");
 }
 
 const DeviceSpec* defaultTileDevice(const ArchDatabase& arches, const Arch& arch) {

@@ -1,17 +1,11 @@
 #include "run/run_report.hpp"
+#include "util/enum_names.hpp"
 
 #include <fmt/format.h>
 
 namespace kx::engine {
 
-const char* verdictText(Verdict verdict) {
-    switch (verdict) {
-    case Verdict::Pass: return "PASS";
-    case Verdict::Fail: return "FAIL";
-    case Verdict::NoReference: return "NO REFERENCE";
-    }
-    return "?";
-}
+const char* verdictText(Verdict verdict) { return enumName(verdict, {"PASS", "FAIL", "NO REFERENCE"}); }
 
 const BaselineReport* RunReport::primaryBaseline() const {
     for (const BaselineReport& b : baselines)

@@ -8,6 +8,7 @@
 #include "store/store_rows.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/enum_names.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -91,20 +92,14 @@ RunReport reportFrom(const std::string& json, const std::string& where) {
 
 }  // namespace
 
-const char* artifactKindName(ArtifactKind kind) {
-    switch (kind) {
-        case ArtifactKind::Source: return "source";
-        case ArtifactKind::Ptx: return "ptx";
-        case ArtifactKind::Sass: return "sass";
-        case ArtifactKind::Resources: return "resources";
-    }
-    return "source";
-}
+namespace {
+const char* const kArtifactKindNames[] = {"source", "ptx", "sass", "resources"};
+}  // namespace
+
+const char* artifactKindName(ArtifactKind kind) { return enumName(kind, kArtifactKindNames, "source"); }
 
 ArtifactKind parseArtifactKind(std::string_view name) {
-    for (ArtifactKind k : {ArtifactKind::Source, ArtifactKind::Ptx, ArtifactKind::Sass, ArtifactKind::Resources})
-        if (name == artifactKindName(k)) return k;
-    throw InputError("unknown artifact kind '" + std::string(name) + "' (source, ptx, sass, resources)");
+    return enumNamed<ArtifactKind>(name, kArtifactKindNames, "artifact kind");
 }
 
 // [SECTION] Transactions

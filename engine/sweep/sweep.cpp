@@ -6,6 +6,7 @@
 #include "analysis/roofline.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <fmt/core.h>
@@ -106,24 +107,15 @@ void count(SweepCounts& c, PointStatus status, int delta) {
 
 }  // namespace
 
-const char* pointStatusName(PointStatus status) {
-    switch (status) {
-    case PointStatus::Pending: return "pending";
-    case PointStatus::Pruned: return "pruned";
-    case PointStatus::CompileFailed: return "compile_failed";
-    case PointStatus::Compiled: return "compiled";
-    case PointStatus::Measured: return "measured";
-    case PointStatus::RunFailed: return "run_failed";
-    case PointStatus::NotReached: return "not_reached";
-    }
-    return "pending";
-}
+namespace {
+const char* const kPointStatusNames[] = {"pending",  "pruned",     "compile_failed", "compiled",
+                                         "measured", "run_failed", "not_reached"};
+}  // namespace
+
+const char* pointStatusName(PointStatus status) { return enumName(status, kPointStatusNames, "pending"); }
 
 PointStatus parsePointStatus(std::string_view name) {
-    for (PointStatus s : {PointStatus::Pending, PointStatus::Pruned, PointStatus::CompileFailed, PointStatus::Compiled,
-                          PointStatus::Measured, PointStatus::RunFailed, PointStatus::NotReached})
-        if (name == pointStatusName(s)) return s;
-    throw InputError("unknown sweep point status '" + std::string(name) + "'");
+    return enumNamed<PointStatus>(name, kPointStatusNames, "sweep point status");
 }
 
 double SweepPoint::pctOfBaseline() const {

@@ -1,7 +1,9 @@
 #include "tutorial/checkpoint.hpp"
 
 #include "analysis/occupancy.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -33,12 +35,7 @@ RunFacts runFacts(const RunReport& report, const std::string& templateId, const 
 
 std::vector<std::string> ptxOpcodes(std::string_view ptx) {
     std::set<std::string> found;
-    std::size_t pos = 0;
-    while (pos < ptx.size()) {
-        std::size_t end = ptx.find('\n', pos);
-        if (end == std::string_view::npos) end = ptx.size();
-        std::string_view line = ptx.substr(pos, end - pos);
-        pos = end + 1;
+    for (std::string_view line : splitLines(ptx)) {
         if (const auto comment = line.find("//"); comment != std::string_view::npos) line = line.substr(0, comment);
         const auto first = line.find_first_not_of(" \t{");
         if (first == std::string_view::npos) continue;
@@ -101,14 +98,7 @@ void setCompileFacts(TutorialState& state, const Template& tmpl, const Arch& arc
     }
 }
 
-const char* checkStatusName(CheckStatus status) {
-    switch (status) {
-    case CheckStatus::Pass: return "pass";
-    case CheckStatus::Fail: return "fail";
-    case CheckStatus::NeedsRun: return "needs a GPU run";
-    }
-    return "?";
-}
+const char* checkStatusName(CheckStatus status) { return enumName(status, {"pass", "fail", "needs a GPU run"}); }
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include "run/references/conv.hpp"
 #include "run/references/conv_detail.hpp"
 
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <string>
@@ -39,27 +40,19 @@ constexpr AxisOrder kFilterChannelsLast = {0, 1, 3, 4, 5, 2};      // g k z y x 
 
 // [SECTION] Names and shape
 
+namespace {
+const char* const kConvDirectionNames[] = {"fwd", "bwd_data", "bwd_weight"};
+}  // namespace
+
 ConvDirection convDirectionNamed(const std::string& name) {
-    if (name == "fwd") return ConvDirection::Forward;
-    if (name == "bwd_data") return ConvDirection::BackwardData;
-    if (name == "bwd_weight") return ConvDirection::BackwardWeight;
-    throw InputError("unknown conv direction '" + name + "' (fwd, bwd_data or bwd_weight)");
+    return enumNamed<ConvDirection>(name, kConvDirectionNames, "conv direction");
 }
 
 ConvLayout convLayoutNamed(const std::string& name) {
-    if (name == "nhwgc") return ConvLayout::Nhwgc;
-    if (name == "nchw") return ConvLayout::Nchw;
-    throw InputError("unknown conv layout '" + name + "' (nhwgc or nchw)");
+    return enumNamed<ConvLayout>(name, {"nhwgc", "nchw"}, "conv layout");
 }
 
-const char* convDirectionName(ConvDirection direction) {
-    switch (direction) {
-    case ConvDirection::Forward: return "fwd";
-    case ConvDirection::BackwardData: return "bwd_data";
-    case ConvDirection::BackwardWeight: return "bwd_weight";
-    }
-    return "?";
-}
+const char* convDirectionName(ConvDirection direction) { return enumName(direction, kConvDirectionNames); }
 
 ConvShape convShapeFromSizes(const SizeMap& sizes) {
     auto size = [&](const std::string& name) {

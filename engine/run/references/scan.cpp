@@ -4,6 +4,7 @@
 #include "run/references/references.hpp"
 
 #include "run/reference.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -71,12 +72,7 @@ std::vector<double> scanFloats(const std::vector<double>& in, ScanOp op, bool ex
 
 }  // namespace
 
-ScanOp scanOpNamed(const std::string& name) {
-    if (name == "sum") return ScanOp::Sum;
-    if (name == "max") return ScanOp::Max;
-    if (name == "min") return ScanOp::Min;
-    throw InputError("unknown scan operation '" + name + "' (sum, max or min)");
-}
+ScanOp scanOpNamed(const std::string& name) { return enumNamed<ScanOp>(name, {"sum", "max", "min"}, "scan operation"); }
 
 std::vector<double> scanReference(const std::vector<double>& in, ScanOp op, bool exclusive, ScanArithmetic arithmetic) {
     return arithmetic.isInteger ? scanIntegers(in, op, exclusive, arithmetic.intBits) : scanFloats(in, op, exclusive);
