@@ -1,5 +1,6 @@
 #include "widgets/code_view.hpp"
 
+#include "util/text.hpp"
 #include "widgets/opaque_fill.hpp"
 
 #include <imgui.h>
@@ -35,25 +36,18 @@ ImU32 fade(ImU32 c, bool dimmed) {
 void CodeView::layout(const std::string& text, CodeLanguage language) {
     m_source = text;
     m_language = language;
-    m_text.clear();
-    m_text.reserve(text.size());
+    m_text = engine::expandTabs(text, kTabWidth);
     m_lineStarts.assign(1, 0);
     m_maxColumns = 0;
     int column = 0;
-    for (char c : text) {
-        if (c == '\t') {
-            const int n = kTabWidth - column % kTabWidth;
-            m_text.append(static_cast<std::size_t>(n), ' ');
-            column += n;
-        } else if (c == '\n') {
-            m_text.push_back('\n');
-            m_maxColumns = std::max(m_maxColumns, column);
-            column = 0;
-            m_lineStarts.push_back(static_cast<int>(m_text.size()));
-        } else if (c != '\r') {
-            m_text.push_back(c);
+    for (std::size_t i = 0; i < m_text.size(); ++i) {
+        if (m_text[i] != '\n') {
             ++column;
+            continue;
         }
+        m_maxColumns = std::max(m_maxColumns, column);
+        column = 0;
+        m_lineStarts.push_back(static_cast<int>(i + 1));
     }
     m_maxColumns = std::max(m_maxColumns, column);
     // A trailing newline does not start a line worth numbering.

@@ -1,5 +1,6 @@
 #include "widgets/diff_view.hpp"
 
+#include "util/text.hpp"
 #include "widgets/opaque_fill.hpp"
 
 #include <imgui.h>
@@ -16,28 +17,11 @@ namespace {
 constexpr int kTabWidth = 4;
 constexpr int kMaxContext = 20;
 
-std::string expandTabs(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    int column = 0;
-    for (char c : text) {
-        if (c == '\t') {
-            const int n = kTabWidth - column % kTabWidth;
-            out.append(static_cast<std::size_t>(n), ' ');
-            column += n;
-        } else {
-            out += c;
-            column = c == '\n' ? 0 : column + 1;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 void DiffView::recompute() {
-    m_a = expandTabs(m_rawA);
-    m_b = expandTabs(m_rawB);
+    m_a = engine::expandTabs(m_rawA, kTabWidth);
+    m_b = engine::expandTabs(m_rawB, kTabWidth);
     m_linesA = diff::splitLines(m_a);
     m_linesB = diff::splitLines(m_b);
     m_diff = diff::computeLineDiff(m_linesA, m_linesB);

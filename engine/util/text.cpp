@@ -31,4 +31,21 @@ std::vector<std::string_view> splitLines(std::string_view text) {
     return lines;
 }
 
+std::string expandTabs(std::string_view text, int tabWidth) {
+    std::string out;
+    out.reserve(text.size());
+    int column = 0;
+    for (char c : text) {
+        if (c == '\t') {
+            const int n = tabWidth - column % tabWidth;
+            out.append(static_cast<std::size_t>(n), ' ');
+            column += n;
+        } else if (c != '\r') {
+            out += c;
+            column = c == '\n' ? 0 : column + 1;
+        }
+    }
+    return out;
+}
+
 }  // namespace kx::engine

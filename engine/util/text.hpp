@@ -16,4 +16,8 @@ std::string foldWhitespace(std::string_view text);
 // text has none. The views point into `text`.
 std::vector<std::string_view> splitLines(std::string_view text);
 
+// Tabs replaced by the spaces to the next multiple of tabWidth columns, and '\r' dropped: text
+// as a monospaced view shows it, one byte a column.
+std::string expandTabs(std::string_view text, int tabWidth);
+
 }  // namespace kx::engine
