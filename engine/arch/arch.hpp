@@ -14,16 +14,11 @@ enum class Vendor { Nvidia, Amd };
 
 // Limits of an NVIDIA streaming multiprocessor. Units: threads, registers (32-bit), bytes.
 struct NvidiaLimits {
-    int computeMajor = 0;
-    int computeMinor = 0;
-    int maxThreadsPerBlock = 0;
-    int maxThreadsPerSm = 0;
-    int maxBlocksPerSm = 0;
-    int maxWarpsPerSm = 0;
-    int regsPerSm = 0;
-    int regsPerBlock = 0;
-    int maxRegsPerThread = 0;
-    int regAllocUnit = 0;            // registers, allocated per warp in units of this many
+    int computeMajor = 0, computeMinor = 0;
+    // Resident threads, blocks and warps.
+    int maxThreadsPerBlock = 0, maxThreadsPerSm = 0, maxBlocksPerSm = 0, maxWarpsPerSm = 0;
+    // The register file, and its allocation: per warp, in units of regAllocUnit registers.
+    int regsPerSm = 0, regsPerBlock = 0, maxRegsPerThread = 0, regAllocUnit = 0;
     int smemPerSm = 0;               // bytes at the largest carveout
     int smemPerBlock = 0;            // bytes without opt-in (48 KiB)
     int smemPerBlockOptin = 0;       // bytes with cudaFuncAttributeMaxDynamicSharedMemorySize
@@ -35,14 +30,11 @@ struct NvidiaLimits {
 
 // Limits of an AMD compute unit (CDNA). Units: waves, registers, bytes.
 struct AmdLimits {
-    int simdsPerCu = 0;
-    int maxWavesPerSimd = 0;
+    int simdsPerCu = 0, maxWavesPerSimd = 0;
     int vgprsPerSimd = 0;            // per lane: the register file a SIMD shares among its waves
     int maxVgprsPerWave = 0;         // arch VGPRs + AGPRs a wave may address (unified on CDNA2/3)
     int vgprAllocGranule = 0;
-    int sgprsPerSimd = 0;
-    int maxSgprsPerWave = 0;
-    int sgprAllocGranule = 0;
+    int sgprsPerSimd = 0, maxSgprsPerWave = 0, sgprAllocGranule = 0;
     int ldsPerCu = 0;                // bytes
     int maxLdsPerWorkgroup = 0;      // bytes
     int ldsAllocGranule = 0;         // bytes

@@ -173,7 +173,6 @@ std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
     ElementReader head(report, root);
     arch.name = head.text("name");
     arch.family = head.text("family");
-    arch.compilable = head.boolean("compilable");
     const std::string vendor = head.text("vendor");
     if (vendor == "nvidia") {
         arch.vendor = Vendor::Nvidia;
@@ -185,6 +184,8 @@ std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
                          "<arch> attribute 'vendor': unknown vendor \"" + vendor + "\" (expected nvidia or amd)");
         return std::nullopt;  // the limits cannot be read without knowing whose they are
     }
+
+    arch.compilable = head.boolean("compilable");
 
     // The name is what compilers are given, so its form is checked against the vendor's spelling.
     const std::string_view prefix = arch.vendor == Vendor::Nvidia ? "sm_" : "gfx";
@@ -212,10 +213,9 @@ std::optional<Arch> readArch(EntryReport& report, const XMLElement* root) {
 // [SECTION] Devices
 
 std::optional<DeviceSpec> readDevice(EntryReport& report, const XMLElement* root) {
+    ElementReader head(report, root);
     DeviceSpec device;
     setOrigin(device, report, root);
-
-    ElementReader head(report, root);
     device.id = head.text("id");
     device.name = head.text("name");
     device.arch = head.text("arch");
@@ -257,45 +257,49 @@ std::optional<DeviceSpec> readDevice(EntryReport& report, const XMLElement* root
 
 // [SECTION] ArchDatabase
 
+namespace {
+
+// The XML files of dir in name order, each with its root element <rootName> read by
+// read(report, root); add(entry, report, root) takes each entry read without errors.
+template <class Read, class Add>
+void readEntries(const fs::path& dir, const char* rootName, std::vector<LoadError>& errors, Read read, Add add) {
+    for (const fs::path& path : xmlFilesIn(dir, errors)) {
+        XMLDocument doc;
+        const XMLElement* root = openRoot(doc, path, rootName, errors);
+        if (!root) continue;
+        EntryReport report(path.string(), errors);
+        if (auto entry = read(report, root)) add(std::move(*entry), report, root);
+    }
+}
+
+}  // namespace
+
 ArchDatabase ArchDatabase::load(const fs::path& archDir, const fs::path& deviceDir) {
     ArchDatabase db;
 
     // Files are read in name order so that, of two files defining the same name, the same one
     // always wins and the error always points at the other.
-    for (const fs::path& path : xmlFilesIn(archDir, db.m_errors)) {
-        XMLDocument doc;
-        const XMLElement* root = openRoot(doc, path, "arch", db.m_errors);
-        if (!root) continue;
-        EntryReport report(path.string(), db.m_errors);
-        std::optional<Arch> arch = readArch(report, root);
-        if (!arch) continue;
-        if (const Arch* first = db.findArch(arch->name)) {
-            report.error(arch->line, "duplicate architecture \"" + arch->name + "\" (first defined at " +
-                                         first->file + ":" + std::to_string(first->line) + ")");
-            continue;
+    readEntries(archDir, "arch", db.m_errors, readArch, [&db](Arch arch, EntryReport& report, const XMLElement*) {
+        if (const Arch* first = db.findArch(arch.name)) {
+            report.error(arch.line, "duplicate architecture \"" + arch.name + "\" (first defined at " + first->file + ":" +
+                                        std::to_string(first->line) + ")");
+            return;
         }
-        db.m_arches.push_back(std::move(*arch));
-    }
-
-    for (const fs::path& path : xmlFilesIn(deviceDir, db.m_errors)) {
-        XMLDocument doc;
-        const XMLElement* root = openRoot(doc, path, "device", db.m_errors);
-        if (!root) continue;
-        EntryReport report(path.string(), db.m_errors);
-        std::optional<DeviceSpec> device = readDevice(report, root);
-        if (!device) continue;
-        if (!db.findArch(device->arch)) {
+        db.m_arches.push_back(std::move(arch));
+    });
+    readEntries(deviceDir, "device", db.m_errors, readDevice, [&db](DeviceSpec device, EntryReport& report, const XMLElement* root) {
+        if (!db.findArch(device.arch)) {
             report.error(root->FindAttribute("arch")->GetLineNum(),
-                         "device \"" + device->id + "\" names unknown architecture \"" + device->arch + "\"");
-            continue;
+                         "device \"" + device.id + "\" names unknown architecture \"" + device.arch + "\"");
+            return;
         }
-        if (const DeviceSpec* first = db.findDevice(device->id)) {
-            report.error(device->line, "duplicate device \"" + device->id + "\" (first defined at " + first->file +
-                                           ":" + std::to_string(first->line) + ")");
-            continue;
+        if (const DeviceSpec* first = db.findDevice(device.id)) {
+            report.error(device.line, "duplicate device \"" + device.id + "\" (first defined at " + first->file + ":" +
+                                          std::to_string(first->line) + ")");
+            return;
         }
-        db.m_devices.push_back(std::move(*device));
-    }
+        db.m_devices.push_back(std::move(device));
+    });
 
     // NVIDIA first, by compute capability, so that lists read oldest to newest; the name breaks
     // ties (sm_90 < sm_90a; sm_100 < sm_100a < sm_100f). AMD after, by name.

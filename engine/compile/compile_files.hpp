@@ -38,6 +38,26 @@ std::optional<Result> findInMemory(std::mutex& mutex, const std::unordered_map<s
 // whole entry, or a damaged meta.json (the caller compiles again and overwrites it).
 std::optional<nlohmann::json> readCacheMeta(const std::filesystem::path& cacheDir, const std::string& key);
 
+// The result of key from memory, else read from its disk entry by read(meta, dir) and kept in
+// memory. None when neither holds it, or when read throws on a damaged entry (the caller compiles
+// again and overwrites it).
+template <class Result, class Read>
+std::optional<Result> findCached(std::mutex& mutex, std::unordered_map<std::string, Result>& memory, const std::filesystem::path& cacheDir,
+                                 const std::string& key, Read read) {
+    if (auto kept = findInMemory(mutex, memory, key)) return kept;
+    const std::optional<nlohmann::json> meta = readCacheMeta(cacheDir, key);
+    if (!meta) return std::nullopt;
+    try {
+        Result r = read(*meta, cacheDir / key);
+        r.cacheKey = key;
+        std::lock_guard lock(mutex);
+        memory[key] = r;
+        return r;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 struct CacheFile {
     const char* name;
     const std::string& bytes;

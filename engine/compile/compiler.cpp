@@ -123,29 +123,20 @@ Compiler::Compiler(fs::path cacheDir) : m_cacheDir(std::move(cacheDir)) {
 }
 
 std::optional<CompileResult> Compiler::lookup(const std::string& key) {
-    if (auto kept = compile_files::findInMemory(m_mutex, m_memory, key)) return kept;
-    const std::optional<nlohmann::json> meta = compile_files::readCacheMeta(m_cacheDir, key);
-    if (!meta) return std::nullopt;
-    const fs::path dir = m_cacheDir / key;
-    try {
+    return compile_files::findCached(m_mutex, m_memory, m_cacheDir, key, [](const nlohmann::json& meta, const fs::path& dir) {
         CompileResult r;
-        r.ok = meta->at("ok");
-        r.assembled = meta->value("assembled", false);
-        r.ptxMs = meta->value("ptx_ms", 0.0);
-        r.arch = meta->at("arch");
-        r.compilerVersion = meta->at("compiler");
-        r.cacheKey = key;
+        r.ok = meta.at("ok");
+        r.assembled = meta.value("assembled", false);
+        r.ptxMs = meta.value("ptx_ms", 0.0);
+        r.arch = meta.at("arch");
+        r.compilerVersion = meta.at("compiler");
         r.log = readFile(dir / "log.txt");
         r.ptx = readFile(dir / "kernel.ptx");
         r.cubin = readFile(dir / "kernel.cubin");
         r.kernels = parsePtxasReport(r.log);
         r.diagnostics = parseCompileDiagnostics(r.log);
-        std::lock_guard lock(m_mutex);
-        m_memory[key] = r;
         return r;
-    } catch (const std::exception&) {
-        return std::nullopt;  // a damaged entry is recompiled and rewritten
-    }
+    });
 }
 
 void Compiler::store(const CompileResult& result, bool persist) {
@@ -236,16 +227,20 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) {
-    const std::string key = ptxCacheKey(request);
+std::optional<CompileResult> Compiler::cachedOrClaim(const std::string& key) {
     for (;;) {
         if (auto cached = lookup(key)) {
             cached->fromCache = true;
             cached->compileMs = cached->ptxMs = 0;
-            return *cached;
+            return cached;
         }
-        if (claim(key)) break;  // else another thread just compiled it: the cache has it now
+        if (claim(key)) return std::nullopt;  // else another thread just compiled it: the cache has it now
     }
+}
+
+CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) {
+    const std::string key = ptxCacheKey(request);
+    if (auto cached = cachedOrClaim(key)) return *cached;
     Claim claimed{[this, key] { release(key); }};
 
     CompileResult result;
@@ -262,14 +257,7 @@ CompileResult Compiler::compilePtx(const CompileRequest& request, bool persist) 
 
 CompileResult Compiler::compile(const CompileRequest& request, bool persist) {
     const std::string key = compileCacheKey(request);
-    for (;;) {
-        if (auto cached = lookup(key)) {
-            cached->fromCache = true;
-            cached->compileMs = cached->ptxMs = 0;
-            return *cached;
-        }
-        if (claim(key)) break;
-    }
+    if (auto cached = cachedOrClaim(key)) return *cached;
     Claim claimed{[this, key] { release(key); }};
     // The PTX stage first, from its cache when an edit already made it: a source that does not
     // compile fails there, and the time to PTX is reported as the app sees it.

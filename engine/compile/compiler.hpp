@@ -8,14 +8,14 @@
 
 #include "analysis/sass_listing.hpp"
 
-#include <filesystem>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
-#include <unordered_set>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kx::engine {
@@ -121,6 +121,9 @@ private:
     // ended with the result in the memory cache (nothing to compile), true when this thread must
     // compile it and call release(key) after.
     bool claim(const std::string& key);
+    // The cached result of key (fromCache, no compile time), or none once this thread has claimed
+    // key and must compile it.
+    std::optional<CompileResult> cachedOrClaim(const std::string& key);
     void release(const std::string& key);
 
     std::filesystem::path m_cacheDir;

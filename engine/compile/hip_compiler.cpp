@@ -80,31 +80,28 @@ long long toNumber(std::string_view text) {
     return std::strtoll(std::string(text).c_str(), nullptr, 10);
 }
 
-nlohmann::json resourcesToJson(const AmdKernelResources& k) {
-    return {{"function", k.function}, {"vgprs", k.vgprs}, {"agprs", k.agprs}, {"total_vgprs", k.totalVgprs},
-            {"sgprs", k.sgprs}, {"vgpr_spills", k.vgprSpills}, {"sgpr_spills", k.sgprSpills}, {"lds", k.ldsBytes},
-            {"scratch", k.scratchBytes}, {"dynamic_stack", k.dynamicStack}, {"wave", k.wavefrontSize},
-            {"max_wg", k.maxFlatWorkgroupSize}, {"kernarg", k.kernargBytes}, {"code", k.codeBytes},
-            {"occupancy", k.compilerOccupancy}};
+// Calls visit(key, field) for every field of the cache entry's kernel record: one list of keys
+// serves writing and reading.
+template <class Resources, class Visit>
+void visitResourceFields(Resources& k, Visit&& visit) {
+    visit("function", k.function);
+    visit("vgprs", k.vgprs), visit("agprs", k.agprs), visit("total_vgprs", k.totalVgprs), visit("sgprs", k.sgprs);
+    visit("vgpr_spills", k.vgprSpills), visit("sgpr_spills", k.sgprSpills);
+    visit("lds", k.ldsBytes), visit("scratch", k.scratchBytes), visit("dynamic_stack", k.dynamicStack);
+    visit("wave", k.wavefrontSize), visit("max_wg", k.maxFlatWorkgroupSize), visit("kernarg", k.kernargBytes);
+    visit("code", k.codeBytes), visit("occupancy", k.compilerOccupancy);
 }
 
+nlohmann::json resourcesToJson(const AmdKernelResources& k) {
+    nlohmann::json j = nlohmann::json::object();
+    visitResourceFields(k, [&j](const char* key, const auto& field) { j[key] = field; });
+    return j;
+}
+
+// A key missing from an older cache entry keeps the field's default.
 AmdKernelResources resourcesFromJson(const nlohmann::json& j) {
     AmdKernelResources k;
-    k.function = j.value("function", "");
-    k.vgprs = j.value("vgprs", 0);
-    k.agprs = j.value("agprs", 0);
-    k.totalVgprs = j.value("total_vgprs", 0);
-    k.sgprs = j.value("sgprs", 0);
-    k.vgprSpills = j.value("vgpr_spills", 0);
-    k.sgprSpills = j.value("sgpr_spills", 0);
-    k.ldsBytes = j.value("lds", 0LL);
-    k.scratchBytes = j.value("scratch", 0LL);
-    k.dynamicStack = j.value("dynamic_stack", false);
-    k.wavefrontSize = j.value("wave", 0);
-    k.maxFlatWorkgroupSize = j.value("max_wg", 0);
-    k.kernargBytes = j.value("kernarg", 0LL);
-    k.codeBytes = j.value("code", 0LL);
-    k.compilerOccupancy = j.value("occupancy", 0);
+    visitResourceFields(k, [&j](const char* key, auto& field) { field = j.value(key, field); });
     return k;
 }
 
@@ -311,27 +308,18 @@ std::string HipCompiler::cacheKey(const HipCompileRequest& request) const {
 }
 
 std::optional<HipCompileResult> HipCompiler::lookup(const std::string& key) {
-    if (auto kept = compile_files::findInMemory(m_mutex, m_memory, key)) return kept;
-    const std::optional<nlohmann::json> meta = compile_files::readCacheMeta(m_cacheDir, key);
-    if (!meta) return std::nullopt;
-    const fs::path dir = m_cacheDir / key;
-    try {
+    return compile_files::findCached(m_mutex, m_memory, m_cacheDir, key, [](const nlohmann::json& meta, const fs::path& dir) {
         HipCompileResult r;
-        r.ok = meta->at("ok").get<bool>();
-        r.arch = meta->value("arch", "");
-        r.compilerVersion = meta->value("compiler", "");
-        r.log = meta->value("log", "");
-        for (const auto& k : meta->value("kernels", nlohmann::json::array())) r.kernels.push_back(resourcesFromJson(k));
+        r.ok = meta.at("ok").get<bool>();
+        r.arch = meta.value("arch", "");
+        r.compilerVersion = meta.value("compiler", "");
+        r.log = meta.value("log", "");
+        for (const auto& k : meta.value("kernels", nlohmann::json::array())) r.kernels.push_back(resourcesFromJson(k));
         r.isa = readFile(dir / "kernel.s");
         r.codeObject = readFile(dir / "kernel.hsaco");
         r.diagnostics = parseClangDiagnostics(r.log);
-        r.cacheKey = key;
-        std::lock_guard lock(m_mutex);
-        m_memory[key] = r;
         return r;
-    } catch (const std::exception&) {
-        return std::nullopt;  // a damaged entry is compiled again and overwritten
-    }
+    });
 }
 
 void HipCompiler::store(const HipCompileResult& result) {

@@ -9,18 +9,11 @@
 // memory and on disk, like Compiler's.
 #pragma once
 
-#include "compile/compiler.hpp"
-
-#include <filesystem>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
+#include "compile/compiler.hpp"  // and the standard headers both compilers' declarations use
 
 namespace kx::engine {
 
+// One HIP source for one AMD arch, as CompileRequest is for NVRTC.
 struct HipCompileRequest {
     std::string source;
     std::string fileName = "kernel.hip";  // the name diagnostics refer to

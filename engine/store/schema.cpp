@@ -8,16 +8,16 @@
 #include <chrono>
 #include <ctime>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace kx::engine {
 
 namespace {
 
-// Version 1: the first released format. Artifacts are keyed by hash so equal content is stored
-// once; links and runs go with their variant (ON DELETE CASCADE); the run's full report is kept
-// as JSON with a few columns copied out for listing and sorting without parsing.
-const char* const kSchemaV1 = R"sql(
-CREATE TABLE variants (
+// The columns a variant and a preset share (a named config of a template for an arch), written
+// where a schema says NAMED_CONFIG_COLUMNS.
+const char* const kNamedConfigColumns = R"sql(
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE,
     template_id TEXT NOT NULL,
@@ -25,7 +25,13 @@ CREATE TABLE variants (
     config      TEXT NOT NULL,
     config_json TEXT NOT NULL,
     notes       TEXT NOT NULL DEFAULT '',
-    created_at  TEXT NOT NULL,
+    created_at  TEXT NOT NULL)sql";
+
+// Version 1: the first released format. Artifacts are keyed by hash so equal content is stored
+// once; links and runs go with their variant (ON DELETE CASCADE); the run's full report is kept
+// as JSON with a few columns copied out for listing and sorting without parsing.
+const char* const kSchemaV1 = R"sql(
+CREATE TABLE variants (NAMED_CONFIG_COLUMNS,
     updated_at  TEXT NOT NULL
 );
 CREATE TABLE artifacts (
@@ -94,15 +100,7 @@ CREATE TABLE sweep_points (
     UNIQUE (sweep_id, config)
 );
 CREATE INDEX sweep_points_by_variant ON sweep_points(variant_id);
-CREATE TABLE presets (
-    id          INTEGER PRIMARY KEY,
-    name        TEXT NOT NULL UNIQUE,
-    template_id TEXT NOT NULL,
-    arch        TEXT NOT NULL,
-    config      TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    notes       TEXT NOT NULL DEFAULT '',
-    created_at  TEXT NOT NULL
+CREATE TABLE presets (NAMED_CONFIG_COLUMNS
 );
 )sql";
 
@@ -112,6 +110,12 @@ CREATE TABLE presets (
 const char* const kSchemaV3 = R"sql(
 ALTER TABLE variants ADD COLUMN flags TEXT NOT NULL DEFAULT '';
 )sql";
+
+std::string withNamedConfigColumns(std::string sql) {
+    for (std::size_t at; (at = sql.find("NAMED_CONFIG_COLUMNS")) != std::string::npos;)
+        sql.replace(at, std::string_view("NAMED_CONFIG_COLUMNS").size(), kNamedConfigColumns);
+    return sql;
+}
 
 void setMeta(SQLite::Database& db, const std::string& key, const std::string& value) {
     SQLite::Statement st(db, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
@@ -123,7 +127,8 @@ void setMeta(SQLite::Database& db, const std::string& key, const std::string& va
 }  // namespace
 
 const std::vector<Migration>& sessionMigrations() {
-    static const std::vector<Migration> list = {{1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}};
+    static const std::vector<Migration> list = {
+        {1, withNamedConfigColumns(kSchemaV1)}, {2, withNamedConfigColumns(kSchemaV2)}, {3, kSchemaV3}};
     return list;
 }
 

@@ -7,20 +7,30 @@
 
 namespace kx::engine {
 
+namespace {
+
+// Calls visit(key, field) for every field of a kernel's stored resource record: one list of keys
+// serves writing and reading.
+template <class Resources, class Visit>
+void visitResourceFields(Resources& k, Visit&& visit) {
+    visit("function", k.function), visit("registers", k.registers), visit("barriers", k.barriers);
+    visit("shared_bytes", k.sharedBytes), visit("constant_bytes", k.constantBytes), visit("stack_frame_bytes", k.stackFrameBytes);
+    visit("spill_store_bytes", k.spillStoreBytes), visit("spill_load_bytes", k.spillLoadBytes);
+}
+
+}  // namespace
+
 std::string resourcesJson(const std::vector<KernelResources>& kernels) {
     nlohmann::json list = nlohmann::json::array();
-    for (const KernelResources& k : kernels)
-        list.push_back({{"function", k.function},
-                        {"registers", k.registers},
-                        {"shared_bytes", k.sharedBytes},
-                        {"constant_bytes", k.constantBytes},
-                        {"stack_frame_bytes", k.stackFrameBytes},
-                        {"spill_store_bytes", k.spillStoreBytes},
-                        {"spill_load_bytes", k.spillLoadBytes},
-                        {"barriers", k.barriers}});
+    for (const KernelResources& k : kernels) {
+        nlohmann::json record = nlohmann::json::object();
+        visitResourceFields(k, [&record](const char* key, const auto& field) { record[key] = field; });
+        list.push_back(std::move(record));
+    }
     return list.dump(2);
 }
 
+// A key missing from an older session keeps the field's default.
 std::vector<KernelResources> parseResourcesJson(const std::string& json) {
     const nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
     if (!list.is_array()) throw InputError("the stored resource report is not a JSON list");
@@ -28,14 +38,7 @@ std::vector<KernelResources> parseResourcesJson(const std::string& json) {
     try {
         for (const auto& k : list) {
             KernelResources r;
-            r.function = k.value("function", "");
-            r.registers = k.value("registers", 0);
-            r.sharedBytes = k.value("shared_bytes", r.sharedBytes);
-            r.constantBytes = k.value("constant_bytes", r.constantBytes);
-            r.stackFrameBytes = k.value("stack_frame_bytes", r.stackFrameBytes);
-            r.spillStoreBytes = k.value("spill_store_bytes", r.spillStoreBytes);
-            r.spillLoadBytes = k.value("spill_load_bytes", r.spillLoadBytes);
-            r.barriers = k.value("barriers", 0);
+            visitResourceFields(r, [&k](const char* key, auto& field) { field = k.value(key, field); });
             kernels.push_back(std::move(r));
         }
     } catch (const nlohmann::json::exception& e) {

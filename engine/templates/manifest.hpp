@@ -33,13 +33,16 @@ struct ParamSpec {
     int line = 0;
 };
 
-// A value computed from parameters, choice attributes, arch limits and earlier derived values.
-struct DerivedSpec {
+// A named value computed from an expression: a derived value or a problem quantity.
+struct NamedExprSpec {
     std::string name;
     std::string expr;
     std::string help;
     int line = 0;
 };
+
+// A value computed from parameters, choice attributes, arch limits and earlier derived values.
+using DerivedSpec = NamedExprSpec;
 
 // Holds when expr evaluates non-zero. message may use {NAME} for any variable.
 struct ConstraintSpec {
@@ -63,12 +66,7 @@ struct SizeSpec {
 // A value computed from the problem sizes (and the config): a conv's output height, its implicit
 // GEMM's M, N and K. A variable wherever sizes are (args, launch, flops, bytes, baselines, the
 // tile view), evaluated in order after the derived values; shown beside the sizes.
-struct QuantitySpec {
-    std::string name;
-    std::string expr;
-    std::string help;
-    int line = 0;
-};
+using QuantitySpec = NamedExprSpec;
 
 // One kernel argument, in signature order, for the runner.
 struct ArgSpec {
