@@ -11,17 +11,13 @@ namespace kx::app {
 
 namespace {
 
-// Band colours: one hue per source line, spread by the golden ratio so neighbours differ.
-constexpr float kBandSaturation = 0.55f;
-constexpr float kBandValue = 0.90f;
-constexpr float kBandAlpha = 0.85f;
+// Band colours: one hue per source line, spread by the golden ratio so neighbours differ, at this
+// saturation, value and opacity; linked lines' highlight at kLinkedAlpha.
+constexpr float kBandSaturation = 0.55f, kBandValue = 0.90f, kBandAlpha = 0.85f;
 constexpr float kLinkedAlpha = 0.22f;
 
 // Gutter column widths, in characters of the code font.
-constexpr float kClassColumnChars = 14.0f;
-constexpr float kLiveColumnChars = 8.0f;
-constexpr float kControlColumnChars = 20.0f;
-constexpr float kSpillColumnChars = 11.0f;
+constexpr float kClassColumnChars = 14.0f, kLiveColumnChars = 8.0f, kControlColumnChars = 20.0f, kSpillColumnChars = 11.0f;
 
 float charWidth() { return ImGui::CalcTextSize("M").x; }
 

@@ -5,6 +5,7 @@
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
+#include "widgets/tooltip.hpp"
 
 #include <fmt/format.h>
 
@@ -31,14 +32,7 @@ std::string limitText(int limit) { return limit == engine::kAmdNoLimit ? std::st
 
 }  // namespace
 
-void AmdOccupancyPanel::tooltip(const std::string& text) const {
-    if (text.empty() || !ImGui::IsItemHovered()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+void AmdOccupancyPanel::tooltip(const std::string& text) const { wrappedTooltip(text); }
 
 void AmdOccupancyPanel::recompute(const engine::Arch& arch) {
     m_computedArch = arch.name;
@@ -188,24 +182,16 @@ void AmdOccupancyPanel::drawResult(const engine::Arch& arch) {
         return;
     }
     const engine::AmdOccupancyResult& r = *m_result;
-    const ImU32 colour = r.occupancy >= 0.5 ? pal.ok : (r.occupancy >= 0.25 ? pal.warn : pal.error);
-    ImGui::PushFont(m_theme.fonts().bold);
-    ImGui::TextColored(Theme::toVec4(colour), "%.0f%%", r.occupancy * 100.0);
-    ImGui::PopFont();
-    tooltip("Theoretical occupancy: resident waves over the SIMD's wave slots. Achieved occupancy is at most "
-            "this; latency hiding needs enough of it, not all of it.");
-    ImGui::SameLine();
-    ImGui::Text("%s of %d waves/SIMD", fmt::format("{:g}", r.wavesPerSimd).c_str(), r.maxWavesPerSimd);
-    ImGui::SameLine();
-    ImGui::TextColored(Theme::toVec4(pal.textDim), " limit:");
-    ImGui::SameLine();
-    ImGui::TextColored(Theme::toVec4(pal.warn), "%s", limiterList(r).c_str());
-    tooltip(fmt::format("Workgroups per CU each resource allows on its own ({} waves each):\n"
-                        "  VGPRs            {} ({} waves/SIMD)\n  SGPRs            {} ({} waves/SIMD)\n"
-                        "  LDS              {}\n  wave slots       {}\n  workgroup slots  {}\nThe smallest wins.",
-                        r.wavesPerWorkgroup, limitText(r.workgroupLimitVgprs), r.vgprWavesPerSimd,
-                        limitText(r.workgroupLimitSgprs), r.sgprWavesPerSimd, limitText(r.workgroupLimitLds),
-                        limitText(r.workgroupLimitWaves), limitText(r.workgroupLimitSlots)));
+    occupancyHeadline(m_theme, r.occupancy,
+                      "Theoretical occupancy: resident waves over the SIMD's wave slots. Achieved occupancy is at most "
+                      "this; latency hiding needs enough of it, not all of it.",
+                      fmt::format("{:g} of {} waves/SIMD", r.wavesPerSimd, r.maxWavesPerSimd), limiterList(r),
+                      fmt::format("Workgroups per CU each resource allows on its own ({} waves each):\n"
+                                  "  VGPRs            {} ({} waves/SIMD)\n  SGPRs            {} ({} waves/SIMD)\n"
+                                  "  LDS              {}\n  wave slots       {}\n  workgroup slots  {}\nThe smallest wins.",
+                                  r.wavesPerWorkgroup, limitText(r.workgroupLimitVgprs), r.vgprWavesPerSimd,
+                                  limitText(r.workgroupLimitSgprs), r.sgprWavesPerSimd, limitText(r.workgroupLimitLds),
+                                  limitText(r.workgroupLimitWaves), limitText(r.workgroupLimitSlots)));
     ImGui::Text("%d workgroup%s of %d wave%s per CU = %d waves over %d SIMDs", r.workgroupsPerCu,
                 r.workgroupsPerCu == 1 ? "" : "s", r.wavesPerWorkgroup, r.wavesPerWorkgroup == 1 ? "" : "s", r.wavesPerCu,
                 arch.amd.simdsPerCu);

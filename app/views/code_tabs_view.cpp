@@ -13,6 +13,17 @@ namespace {
 constexpr float kSourceShare = 0.42f;  // of the Source tab's width, when the assembly sits beside it
 // Narrower than this (in font heights), the source alone is more readable than two cramped panes.
 constexpr float kMinSplitWidth = 70.0f;
+
+constexpr const char* kCompileFailed = "Compilation failed: see the Log tab and the marked source lines.";
+
+// What a pane of compiler output (PTX, ISA) says instead of text, or "" when it has text to show:
+// the compile was skipped, has no result yet, or its current result failed.
+std::string paneMessage(const ExplorerModel& model, const char* output, bool haveResult, bool currentFailed, const char* compiling) {
+    if (model.phase() == CompilePhase::Skipped) return fmt::format("No {}: {}.", output, model.skipReason());
+    if (!haveResult) return compiling;
+    return currentFailed ? kCompileFailed : "";
+}
+
 }  // namespace
 
 CodeTabsView::CodeTabsView(ViewContext context)
@@ -99,6 +110,13 @@ void CodeTabsView::openAtEntry(CodeView& view, bool& pending, const std::string&
     if (!pending || text.empty()) return;
     pending = false;
     view.scrollToLine(engine::kernelEntryLine(text));
+}
+
+void CodeTabsView::drawAssemblyPane(CodeView& view, const char* id, CodePane pane, const std::string& text, const CodeViewOptions& o,
+                                    bool& openAtEntryPending) {
+    openAtEntry(view, openAtEntryPending, text);
+    view.draw(id, text, theme(), o);
+    afterPane(pane, view);
 }
 
 void CodeTabsView::afterPane(CodePane pane, CodeView& view) {
@@ -233,24 +251,12 @@ void CodeTabsView::drawPtx(CodeView& view, const char* id) {
     CodeViewOptions o;
     o.language = CodeLanguage::Ptx;
     o.decorator = &m_links.decorator(CodePane::Ptx);
-    std::string message;
-    const bool skipped = model().phase() == CompilePhase::Skipped;
-    if (skipped) {
-        message = "No PTX: " + model().skipReason() + ".";
-        r = nullptr;
-    } else if (r == nullptr) {
-        message = "Compiling\u2026";
-    } else if (model().resultIsCurrent() && !r->ok) {
-        message = "Compilation failed: see the Log tab and the marked source lines.";
-        r = nullptr;
-    }
+    const std::string message = paneMessage(model(), "PTX", r != nullptr, model().resultIsCurrent() && r && !r->ok, "Compiling\u2026");
+    if (!message.empty()) r = nullptr;
     // While a newer compile runs, keep the last PTX on screen, dimmed, instead of flashing empty.
     o.dimmed = r != nullptr && !model().resultIsCurrent();
     o.emptyMessage = message.c_str();
-    const std::string& text = r ? r->ptx : m_noText;
-    openAtEntry(view, &view == &m_ptx ? m_entryPtx : m_entrySplit, text);
-    view.draw(id, text, theme(), o);
-    afterPane(CodePane::Ptx, view);
+    drawAssemblyPane(view, id, CodePane::Ptx, r ? r->ptx : m_noText, o, &view == &m_ptx ? m_entryPtx : m_entrySplit);
 }
 
 void CodeTabsView::drawSass(CodeView& view, const char* id, bool legend) {
@@ -265,7 +271,7 @@ void CodeTabsView::drawSass(CodeView& view, const char* id, bool legend) {
         message = "No SASS: " + model().skipReason() + ".";
         sass = nullptr;
     } else if (r != nullptr && model().resultIsCurrent() && !r->ok) {
-        message = "Compilation failed: see the Log tab and the marked source lines.";
+        message = kCompileFailed;
         sass = nullptr;
     } else if (sass == nullptr) {
         message = m_links.disassembling() || r == nullptr || !r->assembled ? "Disassembling\u2026" : "No SASS: " + m_links.sassError() + ".";
@@ -301,10 +307,7 @@ void CodeTabsView::drawSass(CodeView& view, const char* id, bool legend) {
     }
     o.dimmed = sass != nullptr && !model().resultIsCurrent();
     o.emptyMessage = message.c_str();
-    const std::string& text = sass ? sass->text : m_noText;
-    openAtEntry(view, &view == &m_sass ? m_entrySass : m_entrySplit, text);
-    view.draw(id, text, theme(), o);
-    afterPane(CodePane::Sass, view);
+    drawAssemblyPane(view, id, CodePane::Sass, sass ? sass->text : m_noText, o, &view == &m_sass ? m_entrySass : m_entrySplit);
 }
 
 // AMD arches: clang's assembly of the HIP source, with its metadata and kernel-info remarks.
@@ -312,16 +315,9 @@ void CodeTabsView::drawAmdIsa(CodeView& view, const char* id) {
     const engine::HipCompileResult* r = model().hipResult();
     CodeViewOptions o;
     o.language = CodeLanguage::Plain;
-    std::string message;
-    if (model().phase() == CompilePhase::Skipped) {
-        message = "No ISA: " + model().skipReason() + ".";
-        r = nullptr;
-    } else if (r == nullptr) {
-        message = "Compiling with clang\u2026";
-    } else if (model().hipResultIsCurrent() && !r->ok) {
-        message = "Compilation failed: see the Log tab and the marked source lines.";
-        r = nullptr;
-    }
+    const std::string message =
+        paneMessage(model(), "ISA", r != nullptr, model().hipResultIsCurrent() && r && !r->ok, "Compiling with clang\u2026");
+    if (!message.empty()) r = nullptr;
     o.dimmed = r != nullptr && !model().hipResultIsCurrent();
     o.emptyMessage = message.c_str();
     view.draw(id, r ? r->isa : m_noText, theme(), o);

@@ -59,6 +59,10 @@ private:
     void refreshMarks();
     // After a pane was drawn: its hover and click feed the links.
     void afterPane(CodePane pane, CodeView& view);
+    // A PTX or SASS pane: text drawn with o (scrolled to the kernel's entry when that is pending),
+    // then its links followed (afterPane).
+    void drawAssemblyPane(CodeView& view, const char* id, CodePane pane, const std::string& text, const CodeViewOptions& o,
+                          bool& openAtEntryPending);
     void scrollPanesTo(int sourceLine, const CodeView* except);
     void openAtEntry(CodeView& view, bool& pending, const std::string& text);
 

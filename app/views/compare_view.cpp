@@ -46,10 +46,7 @@ CompareView::CompareView(ViewContext context) : View("Compare", Slot::Floating, 
 
 void CompareView::placeWindow() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImVec2 size(std::floor(vp->WorkSize.x * 0.94f), std::floor(vp->WorkSize.y * 0.92f));
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + (vp->WorkSize.x - size.x) * 0.5f, vp->WorkPos.y + (vp->WorkSize.y - size.y) * 0.5f),
-                            ImGuiCond_Appearing);
-    ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
+    centreNextWindow(ImVec2(std::floor(vp->WorkSize.x * 0.94f), std::floor(vp->WorkSize.y * 0.92f)));
 }
 
 ImU32 CompareView::columnColour(int column) const {
@@ -238,11 +235,7 @@ void CompareView::drawPins() {
     const float height = static_cast<float>(std::min(pins.size(), kVisibleRows)) * ImGui::GetFrameHeightWithSpacing() +
                          ImGui::GetStyle().CellPadding.y * 2;
     if (ImGui::BeginTable("##pins", 6, flags, ImVec2(0, height))) {
-        ImGui::TableSetupColumn("##tick");
-        ImGui::TableSetupColumn("#");
-        ImGui::TableSetupColumn("variant (column)");
-        ImGui::TableSetupColumn("arch");
-        ImGui::TableSetupColumn("latest run");
+        for (const char* column : {"##tick", "#", "variant (column)", "arch", "latest run"}) ImGui::TableSetupColumn(column);
         ImGui::TableSetupColumn("notes", ImGuiTableColumnFlags_WidthStretch);
         for (std::size_t i = 0; i < pins.size(); ++i) {
             const VariantSnapshot& s = *pins[i];

@@ -3,6 +3,7 @@
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
+#include "widgets/tooltip.hpp"
 
 #include <imgui.h>
 
@@ -22,14 +23,7 @@ const engine::CompileFlagKey& keyInfo(const char* key) {
 
 }  // namespace
 
-void CompileFlagsPanel::tooltip(const std::string& text) const {
-    if (!ImGui::IsItemHovered()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+void CompileFlagsPanel::tooltip(const std::string& text) const { wrappedTooltip(text, 32.0f); }
 
 void CompileFlagsPanel::draw(ExplorerModel& model, float labelWidth) {
     const Palette& pal = m_theme.palette();

@@ -24,10 +24,7 @@ void FileDialogView::show(FileRequest request) {
 
 void FileDialogView::placeWindow() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImVec2 size(std::min(760.0f, vp->WorkSize.x * 0.8f), std::min(520.0f, vp->WorkSize.y * 0.8f));
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + (vp->WorkSize.x - size.x) * 0.5f, vp->WorkPos.y + (vp->WorkSize.y - size.y) * 0.5f),
-                            ImGuiCond_Appearing);
-    ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
+    centreNextWindow(ImVec2(std::min(760.0f, vp->WorkSize.x * 0.8f), std::min(520.0f, vp->WorkSize.y * 0.8f)));
     ImGui::SetNextWindowFocus();
 }
 

@@ -4,6 +4,7 @@
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
+#include "widgets/tooltip.hpp"
 
 #include <fmt/format.h>
 
@@ -226,24 +227,17 @@ void OccupancyView::drawSummary(const engine::Arch& arch) {
 
     if (m_result) {
         const engine::OccupancyResult& r = *m_result;
-        const ImU32 colour = r.occupancy >= 0.5 ? pal.ok : (r.occupancy >= 0.25 ? pal.warn : pal.error);
-        ImGui::PushFont(theme().fonts().bold);
-        ImGui::TextColored(Theme::toVec4(colour), "%.0f%%", r.occupancy * 100.0);
-        ImGui::PopFont();
-        helpTooltip("Theoretical occupancy: resident warps over the SM's warp slots. Achieved occupancy on a GPU "
-                    "is at most this; latency hiding needs enough of it, not all of it.");
-        ImGui::SameLine();
-        ImGui::Text("%d of %d warps  %d block%s/SM", r.activeWarpsPerSm, r.maxWarpsPerSm, r.blocksPerSm,
-                    r.blocksPerSm == 1 ? "" : "s");
-        ImGui::SameLine();
-        ImGui::TextColored(Theme::toVec4(pal.textDim), " limit:");
-        ImGui::SameLine();
-        ImGui::TextColored(Theme::toVec4(pal.warn), "%s", limiterList(r).c_str());
-        helpTooltip(fmt::format("Blocks per SM each resource allows on its own:\n"
-                                "  warps          {}\n  registers      {}\n  shared memory  {}\n  block slots    {}\n"
-                                "  barriers       {}\nThe smallest wins.",
-                                r.blockLimitWarps, r.blockLimitRegisters, r.blockLimitSharedMemory, r.blockLimitBlocks,
-                                r.blockLimitBarriers));
+        occupancyHeadline(theme(), r.occupancy,
+                          "Theoretical occupancy: resident warps over the SM's warp slots. Achieved occupancy on a GPU "
+                          "is at most this; latency hiding needs enough of it, not all of it.",
+                          fmt::format("{} of {} warps  {} block{}/SM", r.activeWarpsPerSm, r.maxWarpsPerSm, r.blocksPerSm,
+                                      r.blocksPerSm == 1 ? "" : "s"),
+                          limiterList(r),
+                          fmt::format("Blocks per SM each resource allows on its own:\n"
+                                      "  warps          {}\n  registers      {}\n  shared memory  {}\n  block slots    {}\n"
+                                      "  barriers       {}\nThe smallest wins.",
+                                      r.blockLimitWarps, r.blockLimitRegisters, r.blockLimitSharedMemory, r.blockLimitBlocks,
+                                      r.blockLimitBarriers));
     } else {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(Theme::toVec4(pal.error), "Cannot launch: %s", m_error.c_str());

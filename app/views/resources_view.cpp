@@ -154,7 +154,9 @@ void ResourcesView::drawContent() {
                     m_kernelIndex = static_cast<int>(k - r->kernels.data());
         }
         kernelPicker("##kernel", r->kernels, m_kernelIndex);
-        drawKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().resultIsCurrent());
+        const engine::KernelResources& k = r->kernels[static_cast<std::size_t>(m_kernelIndex)];
+        drawKernelName(k.function);
+        drawKernel(k, !model().resultIsCurrent());
     }
 
     // Compiler facts are useful even when nothing compiled.
@@ -163,11 +165,6 @@ void ResourcesView::drawContent() {
 
 void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
     const Palette& pal = theme().palette();
-    const engine::Arch* arch = model().currentArch();
-    const auto& launch = model().launch();
-
-    drawKernelName(k.function);
-
     sectionHeader("Per thread");
     if (beginProps("##thread")) {
         prop(theme(), "Registers", std::to_string(k.registers), pal.text, dimmed);
@@ -176,6 +173,8 @@ void ResourcesView::drawKernel(const engine::KernelResources& k, bool dimmed) {
         prop(theme(), "Spill loads", bytes(k.spillLoadBytes), k.spillLoadBytes > 0 ? pal.error : pal.text, dimmed);
         ImGui::EndTable();
     }
+    const engine::Arch* arch = model().currentArch();
+    const auto& launch = model().launch();
     if (arch != nullptr && arch->nv.maxRegsPerThread > 0) {
         meter(theme(), static_cast<float>(k.registers) / static_cast<float>(arch->nv.maxRegsPerThread),
               fmt::format("{} of {} registers", k.registers, arch->nv.maxRegsPerThread));
@@ -217,7 +216,9 @@ void ResourcesView::drawHip() {
         statusOf(phase, r, model().hipResultIsCurrent(), "Waiting for the first HIP compile\u2026", "The code object lists no kernel.");
     if (!drawCompileStatus(theme(), model().skipReason(), status)) {
         kernelPicker("##amdkernel", r->kernels, m_kernelIndex);
-        drawAmdKernel(r->kernels[static_cast<std::size_t>(m_kernelIndex)], !model().hipResultIsCurrent());
+        const engine::AmdKernelResources& k = r->kernels[static_cast<std::size_t>(m_kernelIndex)];
+        drawKernelName(k.function);
+        drawAmdKernel(k, !model().hipResultIsCurrent());
     }
     const std::string& version = model().hipCompilerVersion();
     drawCompiler("##hipcompiler", "HIP (AMD)", version.empty() ? std::string("clang 19 not found") : version, !version.empty(), r,
@@ -228,7 +229,7 @@ void ResourcesView::drawAmdKernel(const engine::AmdKernelResources& k, bool dimm
     const Palette& pal = theme().palette();
     const engine::Arch* arch = model().currentArch();
     const auto& launch = model().launch();
-    drawKernelName(k.function);
+    const long long dyn = launch ? launch->dynamicSmemBytes : 0;  // LDS the launch asks for
 
     sectionHeader("Per lane (thread)");
     if (beginProps("##lane")) {
@@ -253,7 +254,6 @@ void ResourcesView::drawAmdKernel(const engine::AmdKernelResources& k, bool dimm
     }
     ImGui::Spacing();
     sectionHeader("Per workgroup");
-    const long long dyn = launch ? launch->dynamicSmemBytes : 0;
     if (beginProps("##wg")) {
         prop(theme(), "Threads", launch ? std::to_string(launch->threadsPerBlock()) : "?", pal.text, false);
         prop(theme(), "Kernel bound", std::to_string(k.maxFlatWorkgroupSize), pal.text, dimmed);

@@ -54,10 +54,7 @@ bool SweepView::pngPending() const { return m_capture->pending(); }
 
 void SweepView::placeWindow() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImVec2 size(std::floor(vp->WorkSize.x * 0.94f), std::floor(vp->WorkSize.y * 0.92f));
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + (vp->WorkSize.x - size.x) * 0.5f, vp->WorkPos.y + (vp->WorkSize.y - size.y) * 0.5f),
-                            ImGuiCond_Appearing);
-    ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
+    centreNextWindow(ImVec2(std::floor(vp->WorkSize.x * 0.94f), std::floor(vp->WorkSize.y * 0.92f)));
 }
 
 ImU32 SweepView::rampColour(double t) const {
@@ -421,11 +418,7 @@ void SweepView::drawTable(float height) {
     // would otherwise be cut to the width the first frames fitted.
     ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("compile_failed").x);
     ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("regs");
-    ImGui::TableSetupColumn("spill B");
-    ImGui::TableSetupColumn("smem B");
-    ImGui::TableSetupColumn("occ %");
-    ImGui::TableSetupColumn("roof TFLOP/s*");
+    for (const char* column : {"regs", "spill B", "smem B", "occ %", "roof TFLOP/s*"}) ImGui::TableSetupColumn(column);
     ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_DefaultSort);
     ImGui::TableSetupColumn("TFLOP/s");
     ImGui::TableSetupColumn("reason", ImGuiTableColumnFlags_WidthStretch);

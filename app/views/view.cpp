@@ -2,6 +2,7 @@
 
 #include "theme.hpp"
 #include "widgets/opaque_fill.hpp"
+#include "widgets/tooltip.hpp"
 
 namespace kx::app {
 
@@ -11,6 +12,13 @@ View::View(std::string title, Slot slot, ViewContext context)
 void View::placeWindow() {
     ImGui::SetNextWindowPos(m_pos);
     ImGui::SetNextWindowSize(m_size);
+}
+
+void View::centreNextWindow(const ImVec2& size) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + (vp->WorkSize.x - size.x) * 0.5f, vp->WorkPos.y + (vp->WorkSize.y - size.y) * 0.5f),
+                            ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
 }
 
 void View::draw() {
@@ -52,13 +60,6 @@ void View::sectionHeader(const char* text) const {
     ImGui::Dummy(ImVec2(0, 2));
 }
 
-void View::helpTooltip(const std::string& text) const {
-    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+void View::helpTooltip(const std::string& text) const { wrappedTooltip(text); }
 
 }  // namespace kx::app

@@ -65,6 +65,8 @@ protected:
     virtual ImGuiWindowFlags windowFlags() const { return 0; }
     // Floating views override this to position themselves (centred dialogs, ...).
     virtual void placeWindow();
+    // For placeWindow: the next window at `size`, centred in the work area, when it appears.
+    static void centreNextWindow(const ImVec2& size);
 
     ExplorerModel& model() const { return m_context.model; }
     const Theme& theme() const { return m_context.theme; }

@@ -64,22 +64,14 @@ inline std::string formatCompact(double v, int maxDecimals = 2) {
     const double a = std::fabs(v);
     const char* suffix = "";
     double scaled = v;
-    if (a >= 1e15) {
-        scaled = v / 1e15;
-        suffix = "P";
-    } else if (a >= 1e12) {
-        scaled = v / 1e12;
-        suffix = "T";
-    } else if (a >= 1e9) {
-        scaled = v / 1e9;
-        suffix = "G";
-    } else if (a >= 1e6) {
-        scaled = v / 1e6;
-        suffix = "M";
-    } else if (a >= 1e4) {
-        // 1000..9999 read better in full (block sizes, register counts, bytes).
-        scaled = v / 1e3;
-        suffix = "k";
+    // 1000..9999 read better in full (block sizes, register counts, bytes): kilo starts at 1e4.
+    static constexpr struct { double from, unit; const char* suffix; } kPrefixes[] = {
+        {1e15, 1e15, "P"}, {1e12, 1e12, "T"}, {1e9, 1e9, "G"}, {1e6, 1e6, "M"}, {1e4, 1e3, "k"}};
+    for (const auto& p : kPrefixes) {
+        if (a < p.from) continue;
+        scaled = v / p.unit;
+        suffix = p.suffix;
+        break;
     }
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", std::max(0, maxDecimals), scaled);
