@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,10 @@ using CommandAction = std::function<int(Context&)>;
 class CommandTable {
 public:
     void add(CLI::App* command, CommandAction action);
+    // A subcommand of `parent` whose options fill one Args, and its action: fn(context, args).
+    // Returns the subcommand and the Args, for adding the options.
+    template <class Args, class Action>
+    std::pair<CLI::App*, std::shared_ptr<Args>> addCommand(CLI::App& parent, const std::string& name, const std::string& help, Action fn);
     // The action of the command given on the command line (call after parsing); null for none.
     const CommandAction* chosen() const;
 
@@ -45,6 +50,7 @@ void addSizeOption(CLI::App* command, std::vector<std::string>& sizes);
 void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant);
 // The same, then addSizeOption: a variant on a problem.
 void addVariantAndFlagOptions(CLI::App* command, VariantArgs& variant, std::vector<std::string>& sizes);
+inline void addVariantAndFlagOptions(CLI::App* command, SizedVariantArgs& args) { addVariantAndFlagOptions(command, args.variant, args.sizes); }
 
 // --templates DIR: a global option that every command and subcommand also takes after its name,
 // with the same meaning (repeatable anywhere).
@@ -76,5 +82,16 @@ void addTutorialCommand(CLI::App& app, CommandTable& table);  // tutorial list|s
 void addTilesCommand(CLI::App& app, CommandTable& table);
 void addRooflineCommand(CLI::App& app, CommandTable& table);
 void addShareCommands(CLI::App& app, CommandTable& table);  // share, open
+
+// [SECTION] Template definitions
+
+template <class Args, class Action>
+std::pair<CLI::App*, std::shared_ptr<Args>> CommandTable::addCommand(CLI::App& parent, const std::string& name, const std::string& help,
+                                                                     Action fn) {
+    auto args = std::make_shared<Args>();
+    CLI::App* command = parent.add_subcommand(name, help);
+    add(command, [args, fn](Context& ctx) { return fn(ctx, *args); });
+    return {command, args};
+}
 
 }  // namespace kx::cli

@@ -41,6 +41,12 @@ struct VariantArgs {
     std::vector<std::string> flags;  // --flag items: "maxrregcount=64", "fast_math", "a=1,b=2"
 };
 
+// A variant and the problem sizes it runs at (--size name=value items).
+struct SizedVariantArgs {
+    VariantArgs variant;
+    std::vector<std::string> sizes;
+};
+
 // The config a command starts from: the template's defaults, or the preset's config for archName
 // (a preselected set of that name covering the arch and holding exactly one config), with the
 // --set values and --flag compiler flags over it. Throws InputError naming the template's presets
@@ -115,9 +121,7 @@ struct OccupancyArgs {
 };
 int occupancy(const Context& ctx, const OccupancyArgs& args);
 
-struct RunArgs {
-    VariantArgs variant;          // arch "native": the GPU's own
-    std::vector<std::string> sizes;
+struct RunArgs : SizedVariantArgs {  // arch "native": the GPU's own
     int device = 0;
     int reps = 20;
     int warmup = 5;
@@ -142,7 +146,7 @@ struct CalibrateArgs {
 };
 int calibrate(const Context& ctx, const CalibrateArgs& args);
 
-// kx session new|list|show|export FILE. Every one throws InputError (exit 2) on a file that is
+// kx session new|list|show|export|note|merge FILE. Every one throws InputError (exit 2) on a file that is
 // missing, not a session, damaged or from a newer version; `new` on an existing file.
 struct SessionArgs {
     std::string file;
@@ -152,14 +156,6 @@ struct SessionArgs {
     std::string output;           // export: file to write (default stdout)
     std::vector<std::string> inputs;  // merge: the sessions merged into `file`
 };
-int sessionNew(const SessionArgs& args);
-int sessionList(const SessionArgs& args);
-int sessionShow(const SessionArgs& args);
-int sessionExport(const SessionArgs& args);
-int sessionNote(const SessionArgs& args);
-// kx session merge OUT IN...: each IN merged into OUT (created when absent) by
-// SessionStore::mergeFrom's rules; merging the same file again adds nothing.
-int sessionMerge(const SessionArgs& args);
 
 // kx sweep: see README.md "Sweeps". Exit 0 when the sweep finished (pruned and failed configs
 // are results, not errors), 130 when Ctrl-C stopped it (what finished is kept), 1 when the
@@ -229,9 +225,7 @@ int tutorialCheck(const Context& ctx, const TutorialArgs& args);
 // kx tiles: the tile layout of a config (block tiles in raster order, waves on a device, warp
 // tiles, fragments, K loop, shared-memory stages; README.md "Tile visualizer"). Registers for the
 // occupancy: --regs, else ptxas's count from an NVRTC compile, else the manifest's estimate.
-struct TilesArgs {
-    VariantArgs variant;
-    std::vector<std::string> sizes;
+struct TilesArgs : SizedVariantArgs {
     std::string device;      // assets/devices id; default: the arch's (the H100 SXM for sm_90)
     int regs = -1;           // registers per thread; -1: compile (or estimate with noCompile)
     bool noCompile = false;
@@ -242,9 +236,7 @@ int tiles(const Context& ctx, const TilesArgs& args);
 // kx roofline: the roofline the app draws for a variant (analysis/roofline_scene.hpp): the device
 // (the arch's unless named), the ceilings the kernel can use, the predicted point from the
 // template's traffic model, as text, CSV (rooflineCsv) or JSON.
-struct RooflineArgs {
-    VariantArgs variant;
-    std::vector<std::string> sizes;
+struct RooflineArgs : SizedVariantArgs {
     std::string device;      // assets/devices id or name; default: a device of the arch's family
     bool allRoofs = false;   // also the roofs the kernel cannot use
     bool noMeasured = false; // leave out kx calibrate's measured ceilings
@@ -255,10 +247,7 @@ int roofline(const Context& ctx, const RooflineArgs& args);
 
 // kx share TEMPLATE --arch A [--set ...] [--flag ...] [--size ...]: prints the variant's share
 // string (templates/share_string.hpp); a user template's files go with it.
-struct ShareArgs {
-    VariantArgs variant;
-    std::vector<std::string> sizes;
-};
+struct ShareArgs : SizedVariantArgs {};
 int share(const Context& ctx, const ShareArgs& args);
 
 // kx open STRING: decodes a share string (exit 2 with one line when it is not a valid one), writes

@@ -28,6 +28,17 @@ const Arch& findArch(const Context& ctx, const std::string& name, const std::str
 
 std::string limitText(int limit) { return limit == kAmdNoLimit ? std::string("-") : std::to_string(limit); }
 
+// The limiting resources' names, as a JSON list.
+template <class Limiter>
+nlohmann::json namesJson(const std::vector<Limiter>& limiters, const char* (*name)(Limiter)) {
+    nlohmann::json list = nlohmann::json::array();
+    for (Limiter l : limiters) list.push_back(name(l));
+    return list;
+}
+
+// A per-resource limit, null where the resource does not limit (the calculator's noLimit value).
+nlohmann::json limitJson(int value, int noLimit) { return value == noLimit ? nlohmann::json(nullptr) : nlohmann::json(value); }
+
 // AMD: VGPRs from --regs, LDS from the two smem options; our own calculator (amd_occupancy.hpp).
 int amdOccupancyReport(const Arch& arch, const OccupancyArgs& args) {
     if (args.carveout != -1) throw InputError("--carveout is an NVIDIA setting; " + arch.name + " has no shared-memory carveout");
@@ -38,9 +49,8 @@ int amdOccupancyReport(const Arch& arch, const OccupancyArgs& args) {
     input.ldsBytesPerWorkgroup = args.staticSmem + args.dynSmem;
     const AmdOccupancyResult r = amdOccupancy(arch, input);
     if (args.json) {
-        nlohmann::json limiters = nlohmann::json::array();
-        for (AmdOccupancyLimiter l : r.limiters) limiters.push_back(amdLimiterName(l));
-        auto limit = [](int v) { return v == kAmdNoLimit ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        const nlohmann::json limiters = namesJson(r.limiters, amdLimiterName);
+        auto limit = [](int v) { return limitJson(v, kAmdNoLimit); };
         const nlohmann::json doc = {
             {"arch", arch.name}, {"vendor", "amd"}, {"workgroup_size", input.workgroupSize}, {"vgprs_per_thread", input.vgprsPerThread},
             {"sgprs_per_wave", input.sgprsPerWave}, {"lds_bytes", input.ldsBytesPerWorkgroup}, {"workgroups_per_cu", r.workgroupsPerCu},
@@ -98,9 +108,8 @@ int occupancy(const Context& ctx, const OccupancyArgs& args) {
     OccupancyInput input{args.regs, args.block, args.staticSmem, args.dynSmem, args.carveout};
     const OccupancyResult r = nvidiaOccupancy(arch, input);
     if (args.json) {
-        nlohmann::json limiters = nlohmann::json::array();
-        for (OccupancyLimiter l : r.limiters) limiters.push_back(limiterName(l));
-        auto limit = [](int v) { return v == INT32_MAX ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        const nlohmann::json limiters = namesJson(r.limiters, limiterName);
+        auto limit = [](int v) { return limitJson(v, INT32_MAX); };
         const nlohmann::json doc = {
             {"arch", arch.name}, {"vendor", "nvidia"}, {"threads_per_block", input.threadsPerBlock},
             {"registers_per_thread", input.registersPerThread}, {"static_smem_bytes", input.staticSmemBytes},

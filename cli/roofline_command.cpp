@@ -146,15 +146,14 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
 // [SECTION] Command line
 
 void addRooflineCommand(CLI::App& app, CommandTable& table) {
-    auto args = std::make_shared<RooflineArgs>();
-    CLI::App* rooflineCmd = app.add_subcommand("roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model");
-    addVariantAndFlagOptions(rooflineCmd, args->variant, args->sizes);
+    auto [rooflineCmd, args] = table.addCommand<RooflineArgs>(
+        app, "roofline", "The roofline the app draws: device, ceilings the kernel can use, the predicted point from the traffic model", roofline);
+    addVariantAndFlagOptions(rooflineCmd, *args);
     rooflineCmd->add_option("--device", args->device, "Device id or name (see assets/devices; default: one of the arch's family)");
     rooflineCmd->add_flag("--all-roofs", args->allRoofs, "Also the compute roofs the kernel cannot use");
     rooflineCmd->add_flag("--no-measured", args->noMeasured, "Leave out the ceilings measured by kx calibrate");
     auto* roofCsv = rooflineCmd->add_flag("--csv", args->csv, "Ceilings, ridges and points as CSV");
     rooflineCmd->add_flag("--json", args->json, "The whole scene as JSON")->excludes(roofCsv);
-    table.add(rooflineCmd, [args](Context& ctx) { return roofline(ctx, *args); });
 }
 
 }  // namespace kx::cli

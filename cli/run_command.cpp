@@ -239,9 +239,9 @@ int calibrate(const Context&, const CalibrateArgs& args) {
 // [SECTION] Command line
 
 void addRunCommand(CLI::App& app, CommandTable& table) {
-    auto args = std::make_shared<RunArgs>();
-    CLI::App* runCmd = app.add_subcommand("run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)");
-    addVariantAndFlagOptions(runCmd, args->variant, args->sizes);
+    auto [runCmd, args] = table.addCommand<RunArgs>(
+        app, "run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)", run);
+    addVariantAndFlagOptions(runCmd, *args);
     runCmd->add_option("--device", args->device, "GPU index");
     runCmd->add_option("--reps", args->reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
     runCmd->add_option("--warmup", args->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
@@ -256,7 +256,6 @@ void addRunCommand(CLI::App& app, CommandTable& table) {
     runCmd->add_option("--pc-period", args->pcPeriod, "Sampling interval 2^N cycles, N in 5..31 (default: CUPTI's)")->check(CLI::Range(5, 31));
     runCmd->add_option("--pc-top", args->pcTop, "Instructions listed with --pc-sampling")->check(CLI::Range(1, 100000));
     runCmd->add_option("--session", args->session, "Record the run (variant, source, PTX, resources, report) in this session file; created when absent");
-    table.add(runCmd, [args](Context& ctx) { return run(ctx, *args); });
 }
 
 void addCalibrateCommand(CLI::App& app, CommandTable& table) {

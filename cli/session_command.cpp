@@ -72,7 +72,7 @@ void printVariant(const SessionStore& store, const SessionVariant& v) {
     }
 }
 
-}  // namespace
+// kx session new, list, show, export, note and merge.
 
 int sessionNew(const SessionArgs& args) {
     const SessionStore store = SessionStore::create(args.file);
@@ -134,6 +134,27 @@ int sessionNote(const SessionArgs& args) {
     return 0;
 }
 
+// kx session merge OUT IN...: each IN merged into OUT (created when absent) by
+// SessionStore::mergeFrom's rules; merging the same file again adds nothing.
+int sessionMerge(const SessionArgs& args) {
+    if (args.inputs.empty()) throw InputError("kx session merge OUT IN...: name at least one session to merge");
+    std::error_code ec;
+    SessionStore out = std::filesystem::exists(args.file, ec) ? SessionStore::open(args.file) : SessionStore::create(args.file);
+    for (const std::string& in : args.inputs) {
+        const SessionStore source = SessionStore::open(in);
+        const MergeStats s = out.mergeFrom(source);
+        fmt::print("{}: {} variant{} added, {} already there; {} run{} added, {} already there; {} sweep point{} added, {} kept\n", in,
+                   s.variantsAdded, s.variantsAdded == 1 ? "" : "s", s.variantsMerged, s.runsAdded, s.runsAdded == 1 ? "" : "s",
+                   s.runsSkipped, s.pointsAdded, s.pointsAdded == 1 ? "" : "s", s.pointsKept);
+    }
+    fmt::print("{}: {} variants, {} sweep{}\n", args.file, out.variants().size(), out.sweeps().size(), out.sweeps().size() == 1 ? "" : "s");
+    return 0;
+}
+
+}  // namespace
+
+// [SECTION] Recording kx run --session
+
 void checkSessionTarget(const std::string& file) {
     std::error_code ec;
     if (std::filesystem::exists(file, ec)) {
@@ -162,21 +183,6 @@ std::string recordRun(const std::string& file, const std::string& variantName, c
         recorded = store.variant(id)->name + " (run " + std::to_string(run) + ")";
     });
     return recorded;
-}
-
-int sessionMerge(const SessionArgs& args) {
-    if (args.inputs.empty()) throw InputError("kx session merge OUT IN...: name at least one session to merge");
-    std::error_code ec;
-    SessionStore out = std::filesystem::exists(args.file, ec) ? SessionStore::open(args.file) : SessionStore::create(args.file);
-    for (const std::string& in : args.inputs) {
-        const SessionStore source = SessionStore::open(in);
-        const MergeStats s = out.mergeFrom(source);
-        fmt::print("{}: {} variant{} added, {} already there; {} run{} added, {} already there; {} sweep point{} added, {} kept\n", in,
-                   s.variantsAdded, s.variantsAdded == 1 ? "" : "s", s.variantsMerged, s.runsAdded, s.runsAdded == 1 ? "" : "s",
-                   s.runsSkipped, s.pointsAdded, s.pointsAdded == 1 ? "" : "s", s.pointsKept);
-    }
-    fmt::print("{}: {} variants, {} sweep{}\n", args.file, out.variants().size(), out.sweeps().size(), out.sweeps().size() == 1 ? "" : "s");
-    return 0;
 }
 
 // [SECTION] Command line

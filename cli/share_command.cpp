@@ -109,19 +109,17 @@ int openShareString(Context& ctx, const OpenArgs& args) {
 // [SECTION] Command line
 
 void addShareCommands(CLI::App& app, CommandTable& table) {
-    auto shareArgs = std::make_shared<ShareArgs>();
-    CLI::App* shareCmd = app.add_subcommand("share", "Print a variant's share string (a user template's files go with it); kx open reads it");
-    addVariantAndFlagOptions(shareCmd, shareArgs->variant, shareArgs->sizes);
-    table.add(shareCmd, [shareArgs](Context& ctx) { return share(ctx, *shareArgs); });
+    auto [shareCmd, shareArgs] =
+        table.addCommand<ShareArgs>(app, "share", "Print a variant's share string (a user template's files go with it); kx open reads it", share);
+    addVariantAndFlagOptions(shareCmd, *shareArgs);
 
-    auto openArgs = std::make_shared<OpenArgs>();
-    CLI::App* openCmd = app.add_subcommand("open", "Open a share string: write the user template it carries, print the variant and the commands that reproduce it");
+    auto [openCmd, openArgs] = table.addCommand<OpenArgs>(
+        app, "open", "Open a share string: write the user template it carries, print the variant and the commands that reproduce it", openShareString);
     openCmd->add_option("string", openArgs->text, "The share string (kx1:...)")->required();
     openCmd->add_option("--emit", openArgs->emit, "Also generate or compile it: source, ptx, cubin, sass, map or resources")
         ->check(CLI::IsMember({"source", "ptx", "cubin", "sass", "map", "resources"}));
     openCmd->add_option("-o,--output", openArgs->outputFile, "Output file of --emit (default stdout)");
     openCmd->add_flag("--json", openArgs->json, "JSON output");
-    table.add(openCmd, [openArgs](Context& ctx) { return openShareString(ctx, *openArgs); });
 }
 
 }  // namespace kx::cli

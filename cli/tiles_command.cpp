@@ -251,15 +251,14 @@ int tiles(const Context& ctx, const TilesArgs& args) {
 // [SECTION] Command line
 
 void addTilesCommand(CLI::App& app, CommandTable& table) {
-    auto args = std::make_shared<TilesArgs>();
-    CLI::App* tilesCmd = app.add_subcommand("tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory");
-    addVariantAndFlagOptions(tilesCmd, args->variant, args->sizes);
+    auto [tilesCmd, args] = table.addCommand<TilesArgs>(
+        app, "tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory", tiles);
+    addVariantAndFlagOptions(tilesCmd, *args);
     tilesCmd->add_option("--device", args->device, "Device of the SM count (assets/devices id; default: the arch's)");
     tilesCmd->add_option("--regs", args->regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
         ->check(CLI::Range(0, 255));
     tilesCmd->add_flag("--no-compile", args->noCompile, "Use the manifest's register estimate instead of compiling");
     tilesCmd->add_flag("--json", args->json, "The whole scene as JSON");
-    table.add(tilesCmd, [args](Context& ctx) { return tiles(ctx, *args); });
 }
 
 }  // namespace kx::cli
