@@ -90,6 +90,18 @@ RunReport reportFrom(const std::string& json, const std::string& where) {
     }
 }
 
+// A row of SELECT id, variant_id, device, calibration_json, report_json, created_at FROM runs.
+StoredRun runFromRow(SQLite::Statement& st, const std::string& where) {
+    StoredRun r;
+    r.id = st.getColumn(0).getInt64();
+    r.variantId = st.getColumn(1).getInt64();
+    r.device = st.getColumn(2).getString();
+    r.calibrationJson = st.getColumn(3).getString();
+    r.report = reportFrom(st.getColumn(4).getString(), where);
+    r.createdAt = st.getColumn(5).getString();
+    return r;
+}
+
 }  // namespace
 
 namespace {
@@ -373,16 +385,7 @@ std::vector<StoredRun> SessionStore::runsOf(std::int64_t variantId) const {
                          "SELECT id, variant_id, device, calibration_json, report_json, created_at FROM runs WHERE variant_id = ? ORDER BY id");
     st.bind(1, static_cast<int64_t>(variantId));
     std::vector<StoredRun> list;
-    while (st.executeStep()) {
-        StoredRun r;
-        r.id = st.getColumn(0).getInt64();
-        r.variantId = st.getColumn(1).getInt64();
-        r.device = st.getColumn(2).getString();
-        r.calibrationJson = st.getColumn(3).getString();
-        r.report = reportFrom(st.getColumn(4).getString(), m_path.string());
-        r.createdAt = st.getColumn(5).getString();
-        list.push_back(std::move(r));
-    }
+    while (st.executeStep()) list.push_back(runFromRow(st, m_path.string()));
     return list;
 }
 

@@ -52,6 +52,23 @@ int pointRank(const std::string& status) {
     return 1;  // pruned, compile_failed, compiled
 }
 
+// A row of SELECT kPointColumns FROM sweep_points, for a sweep of templateId.
+StoredSweepPoint pointFromRow(SQLite::Statement& st, const std::string& templateId, const std::string& where) {
+    StoredSweepPoint p;
+    p.id = st.getColumn(0).getInt64();
+    p.sweepId = st.getColumn(1).getInt64();
+    p.config = configFrom(templateId, st.getColumn(2).getString(), st.getColumn(11).getString(), where);
+    p.name = st.getColumn(3).getString();
+    p.status = st.getColumn(4).getString();
+    p.reason = st.getColumn(5).getString();
+    p.variantId = optionalId(st.getColumn(6));
+    p.runId = optionalId(st.getColumn(7));
+    if (!st.getColumn(8).isNull()) p.medianMs = st.getColumn(8).getDouble();
+    p.resultJson = st.getColumn(9).getString();
+    p.createdAt = st.getColumn(10).getString();
+    return p;
+}
+
 std::string templateOfSweep(SQLite::Database& db, std::int64_t sweepId) {
     SQLite::Statement st(db, "SELECT template_id FROM sweeps WHERE id = ?");
     st.bind(1, static_cast<int64_t>(sweepId));
@@ -159,21 +176,7 @@ std::vector<StoredSweepPoint> SessionStore::sweepPoints(std::int64_t sweepId) co
     SQLite::Statement st(*m_db, std::string("SELECT ") + kPointColumns + " FROM sweep_points WHERE sweep_id = ? ORDER BY id");
     st.bind(1, static_cast<int64_t>(sweepId));
     std::vector<StoredSweepPoint> list;
-    while (st.executeStep()) {
-        StoredSweepPoint p;
-        p.id = st.getColumn(0).getInt64();
-        p.sweepId = st.getColumn(1).getInt64();
-        p.config = configFrom(templateId, st.getColumn(2).getString(), st.getColumn(11).getString(), m_path.string());
-        p.name = st.getColumn(3).getString();
-        p.status = st.getColumn(4).getString();
-        p.reason = st.getColumn(5).getString();
-        p.variantId = optionalId(st.getColumn(6));
-        p.runId = optionalId(st.getColumn(7));
-        if (!st.getColumn(8).isNull()) p.medianMs = st.getColumn(8).getDouble();
-        p.resultJson = st.getColumn(9).getString();
-        p.createdAt = st.getColumn(10).getString();
-        list.push_back(std::move(p));
-    }
+    while (st.executeStep()) list.push_back(pointFromRow(st, templateId, m_path.string()));
     return list;
 }
 
