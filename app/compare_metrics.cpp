@@ -236,18 +236,16 @@ void addTimingRows(RowBuilder& b, const Columns& c) {
               return std::nullopt;
           },
           fixed(3));
-    b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.",
-          [&](std::size_t i) -> std::optional<double> {
-              if (const auto* r = run(i); r && r->tflops > 0) return r->tflops;
-              return std::nullopt;
-          },
-          fixed(2));
+    // A run's figure where it is positive; empty without a run or a figure.
+    auto positive = [&run](double engine::RunReport::*figure) {
+        return [&run, figure](std::size_t i) -> std::optional<double> {
+            if (const auto* r = run(i); r && r->*figure > 0) return r->*figure;
+            return std::nullopt;
+        };
+    };
+    b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.", positive(&engine::RunReport::tflops), fixed(2));
     b.add("Bandwidth", "GB/s", Better::Higher, "Least bytes formula / median time (a lower bound on real traffic).",
-          [&](std::size_t i) -> std::optional<double> {
-              if (const auto* r = run(i); r && r->gbps > 0) return r->gbps;
-              return std::nullopt;
-          },
-          fixed(0));
+          positive(&engine::RunReport::gbps), fixed(0));
     b.add("% of ceiling", "%", Better::Higher,
           "Share of the calibrated ceiling (kx calibrate): the measured peak of the compute unit the template runs "
           "on when it does arithmetic, else the copy bandwidth. Empty without a calibration of the run's device.",

@@ -51,4 +51,10 @@ void cellFill(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, float gap) {
 
 std::string count(long long n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
+std::string wavesText(const engine::WaveModel& w) {
+    std::string text = fmt::format("{} of {} ({} SMs x {})", count(w.waves, "wave", "waves"), w.capacity, w.smCount, w.occupancy.blocksPerSm);
+    if (w.tailBlocks > 0) text += fmt::format(", tail {}", count(w.tailBlocks, "block", "blocks"));
+    return text;
+}
+
 }  // namespace kx::app::tile_drawing

@@ -3,6 +3,8 @@
 // is being built.
 #pragma once
 
+#include "analysis/tile_layout.hpp"
+
 #include <imgui.h>
 
 #include <string>
@@ -32,5 +34,7 @@ void cellFill(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, float gap);
 float fitScale(float w, float h, double cols, double rows);
 // "1 block", "3 blocks".
 std::string count(long long n, const char* one, const char* many);
+// "W waves of C (S SMs x B), tail T blocks": how the launch's blocks fill the device.
+std::string wavesText(const engine::WaveModel& w);
 
 }  // namespace kx::app::tile_drawing

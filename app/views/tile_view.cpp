@@ -150,13 +150,12 @@ void TileView::drawBlocks(const Rect& c) {
 void TileView::drawBlockStrip(const Rect& r) {
     const engine::TileScene& s = *m_tiles.scene();
     const engine::BlocksLayout& b = s.blocks;
+    const Rect a = panel(r, fmt::format("{} elements: {} blocks of {} x {} x {} = {} elements per step", b.elements, b.grid, b.block, b.items, b.vector, b.tile),
+                         fmt::format("{}, {}; {}", count(b.steps, "grid-stride step", "grid-stride steps"), count(b.tiles, "tile", "tiles"),
+                                     wavesText(s.waves)));
     const engine::WaveModel& w = s.waves;
     const Palette& pal = theme().palette();
     const ChartColours cc = chartColours(theme());
-    const Rect a = panel(r, fmt::format("{} elements: {} blocks of {} x {} x {} = {} elements per step", b.elements, b.grid, b.block, b.items, b.vector, b.tile),
-                         fmt::format("{}, {}; {} waves of {} ({} SMs x {}){}", count(b.steps, "grid-stride step", "grid-stride steps"),
-                                     count(b.tiles, "tile", "tiles"), w.waves, w.capacity, w.smCount, w.occupancy.blocksPerSm,
-                                     w.tailBlocks > 0 ? fmt::format(", tail {}", w.tailBlocks) : std::string()));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     // Blocks in launch order, wrapped into rows; a grid larger than the panel draws one cell per group.

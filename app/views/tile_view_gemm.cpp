@@ -36,9 +36,7 @@ void TileView::drawBlockGrid(const Rect& r) {
     const Palette& pal = theme().palette();
     const ChartColours cc = chartColours(theme());
     const std::string order = g.groupM > 1 ? fmt::format("numbered down groups of {} block rows", g.groupM) : std::string("numbered row by row");
-    const std::string waves = w.tailBlocks > 0 ? fmt::format("{} waves of {} ({} SMs x {}), tail {} blocks", w.waves, w.capacity, w.smCount,
-                                                             w.occupancy.blocksPerSm, w.tailBlocks)
-                                               : fmt::format("{} full wave(s) of {} ({} SMs x {})", w.waves, w.capacity, w.smCount, w.occupancy.blocksPerSm);
+    const std::string waves = wavesText(w);
     // A kernel that swaps the operands computes C^T: say so, rows and columns being C's columns and rows.
     const std::string computed = g.transposed ? "C^T (operands swapped: C^T = B A^T)" : "C";
     const Rect a = panel(r, fmt::format("{} {} x {}: {} block tiles of {} x {}", computed, g.m, g.n, g.tiles, g.blockM, g.blockN), order + "; " + waves);
