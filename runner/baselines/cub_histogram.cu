@@ -27,30 +27,43 @@
 namespace kx::runner {
 namespace {
 
+const std::string kName = "cub_histogram";
+
+// The params, checked: n samples of dtype counted into `bins` even bins over [lo, hi).
+struct HistogramParams {
+    std::string dtype;
+    int bins = 0;
+    long long n = 0;
+    double lo = 0, hi = 1;
+};
+
+HistogramParams readParams(const nlohmann::json& params) {
+    HistogramParams p;
+    p.dtype = paramText(params, "dtype", kName);
+    const long long bins = paramInt(params, "bins", kName);
+    p.n = paramInt(params, "n", kName);
+    p.lo = paramNumber(params, "lo", kName), p.hi = paramNumber(params, "hi", kName);
+    if (p.dtype != "f32" && p.dtype != "i32") throw RunnerError(kName + ": dtype must be f32 or i32, not '" + p.dtype + "'", false);
+    if (bins < 1 || bins > 0x7ffffffeLL) throw RunnerError(kName + ": bins must be between 1 and 2^31 - 2", false);
+    if (p.n < 0 || p.n > 0x7fffffffLL) throw RunnerError(kName + ": n must be between 0 and 2^31 - 1", false);
+    if (!(p.lo < p.hi)) throw RunnerError(kName + ": lo must be below hi", false);
+    if (p.dtype == "i32" && (p.lo != std::floor(p.lo) || p.hi != std::floor(p.hi) || p.lo < -2147483648.0 || p.hi > 2147483647.0))
+        throw RunnerError(kName + ": for i32 samples lo and hi must be integers of the int range", false);
+    p.bins = static_cast<int>(bins);
+    return p;
+}
+
 class CubHistogram : public BaselineInstance {
 public:
     CubHistogram(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
-        const std::string name = "cub_histogram";
-        m_dtype = paramText(params, "dtype", name);
-        const long long bins = paramInt(params, "bins", name), n = paramInt(params, "n", name);
-        const double lo = paramNumber(params, "lo", name), hi = paramNumber(params, "hi", name);
-        m_bins = static_cast<int>(bins);
-        m_n = n;
-        if (m_dtype != "f32" && m_dtype != "i32") throw RunnerError(name + ": dtype must be f32 or i32, not '" + m_dtype + "'", false);
-        if (bins < 1 || bins > 0x7ffffffeLL) throw RunnerError(name + ": bins must be between 1 and 2^31 - 2", false);
-        if (n < 0 || n > 0x7fffffffLL) throw RunnerError(name + ": n must be between 0 and 2^31 - 1", false);
-        if (!(lo < hi)) throw RunnerError(name + ": lo must be below hi", false);
-        if (m_dtype == "i32") {
-            if (lo != std::floor(lo) || hi != std::floor(hi) || lo < -2147483648.0 || hi > 2147483647.0)
-                throw RunnerError(name + ": for i32 samples lo and hi must be integers of the int range", false);
-            m_loInt = static_cast<int>(lo);
-            m_hiInt = static_cast<int>(hi);
-        }
-        m_lo = static_cast<float>(lo);
-        m_hi = static_cast<float>(hi);
-
-        m_samples = bufferAt(buffers, 0, static_cast<std::size_t>(n) * 4, "n samples", name).ptr;
-        m_hist = outputOrOwn(ctx, buffers, static_cast<std::size_t>(m_bins) * sizeof(unsigned int), name, m_ownHist);
+        const HistogramParams p = readParams(params);
+        m_dtype = p.dtype;
+        m_bins = p.bins;
+        m_n = p.n;
+        m_lo = static_cast<float>(p.lo), m_hi = static_cast<float>(p.hi);
+        if (m_dtype == "i32") m_loInt = static_cast<int>(p.lo), m_hiInt = static_cast<int>(p.hi);  // in int range: readParams checked
+        m_samples = bufferAt(buffers, 0, static_cast<std::size_t>(m_n) * 4, "n samples", kName).ptr;
+        m_hist = outputOrOwn(ctx, buffers, static_cast<std::size_t>(m_bins) * sizeof(unsigned int), kName, m_ownHist);
         m_step = std::make_unique<CubStep>(ctx, label(), [this](void* temp, std::size_t& tempBytes) { return call(temp, tempBytes); });
     }
 

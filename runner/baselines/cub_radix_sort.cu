@@ -18,30 +18,34 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <tuple>
+#include <utility>
 
 namespace kx::runner {
 namespace {
 
+const std::string kName = "cub_radix_sort";
+
+// begin_bit and end_bit, checked: the key bits sorted on.
+std::pair<int, int> bitRange(const nlohmann::json& params) {
+    const long long beginBit = paramInt(params, "begin_bit", kName), endBit = paramInt(params, "end_bit", kName);
+    if (beginBit < 0 || endBit > 32 || beginBit >= endBit) throw RunnerError(kName + ": need 0 <= begin_bit < end_bit <= 32", false);
+    return {static_cast<int>(beginBit), static_cast<int>(endBit)};
+}
+
 class CubRadixSort : public BaselineInstance {
 public:
-    CubRadixSort(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers) {
-        const std::string name = "cub_radix_sort";
-        const bool pairs = paramInt(params, "pairs", name) != 0;
-        const long long n = paramInt(params, "n", name);
-        const long long beginBit = paramInt(params, "begin_bit", name), endBit = paramInt(params, "end_bit", name);
-        if (n < 0 || n > 0x7fffffffLL) throw RunnerError(name + ": n must be between 0 and 2^31 - 1", false);
-        if (beginBit < 0 || endBit > 32 || beginBit >= endBit) throw RunnerError(name + ": need 0 <= begin_bit < end_bit <= 32", false);
-        m_pairs = pairs;
-        m_n = n;
-        m_beginBit = static_cast<int>(beginBit);
-        m_endBit = static_cast<int>(endBit);
-        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(unsigned);
-        m_keysIn = bufferAt(buffers, 0, bytes, "n keys", name).ptr;
-        if (pairs) {
-            m_valuesIn = bufferAt(buffers, 1, bytes, "n values", name).ptr;
+    CubRadixSort(DeviceContext& ctx, const nlohmann::json& params, const BaselineBuffers& buffers)
+        : m_pairs(paramInt(params, "pairs", kName) != 0), m_n(paramInt(params, "n", kName)) {
+        if (m_n < 0 || m_n > 0x7fffffffLL) throw RunnerError(kName + ": n must be between 0 and 2^31 - 1", false);
+        std::tie(m_beginBit, m_endBit) = bitRange(params);
+        const std::size_t bytes = static_cast<std::size_t>(m_n) * sizeof(unsigned);
+        m_keysIn = bufferAt(buffers, 0, bytes, "n keys", kName).ptr;
+        if (m_pairs) {
+            m_valuesIn = bufferAt(buffers, 1, bytes, "n values", kName).ptr;
             m_valuesOut = std::make_unique<DeviceBuffer>(ctx, bytes);
         }
-        m_keysOut = outputOrOwn(ctx, buffers, bytes, name, m_ownKeysOut);
+        m_keysOut = outputOrOwn(ctx, buffers, bytes, kName, m_ownKeysOut);
         m_step = std::make_unique<CubStep>(ctx, label(), [this](void* temp, std::size_t& tempBytes) { return call(temp, tempBytes); });
     }
 

@@ -19,28 +19,19 @@ namespace {
 #define KX_CUB(factory) withoutNvcc
 #endif
 
-// One line per baseline.
+// The baselines by name, grouped by where their work comes from.
 const std::map<std::string, BaselineFactory>& table() {
     static const std::map<std::string, BaselineFactory> t = {
         // The device's copy and the vendor libraries.
-        {"copy", makeCopy},
-        {"cublas_gemm", makeCublasGemm},
-        {"cublaslt_gemm", makeCublasLtGemm},
-        {"cudnn_conv", makeCudnnConv},
+        {"copy", makeCopy}, {"cublas_gemm", makeCublasGemm}, {"cublaslt_gemm", makeCublasLtGemm}, {"cudnn_conv", makeCudnnConv},
         // CUB's algorithms, the data-parallel templates' baselines.
-        {"cub_reduce", KX_CUB(makeCubReduce)},
-        {"cub_scan", KX_CUB(makeCubScan)},
-        {"cub_select", KX_CUB(makeCubSelect)},
-        {"cub_histogram", KX_CUB(makeCubHistogram)},
-        {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
-        {"cub_reduce_by_key", KX_CUB(makeCubReduceByKey)},
-        {"cub_sort_join", KX_CUB(makeCubSortJoin)},
+        {"cub_reduce", KX_CUB(makeCubReduce)}, {"cub_scan", KX_CUB(makeCubScan)}, {"cub_select", KX_CUB(makeCubSelect)},
+        {"cub_histogram", KX_CUB(makeCubHistogram)}, {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
+        {"cub_reduce_by_key", KX_CUB(makeCubReduceByKey)}, {"cub_sort_join", KX_CUB(makeCubSortJoin)},
         // The fused templates' unfused sequences.
-        {"unfused_rowwise", KX_CUB(makeUnfusedRowwise)},
-        {"unfused_glu", KX_CUB(makeUnfusedGlu)},
-        {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)},
+        {"unfused_rowwise", KX_CUB(makeUnfusedRowwise)}, {"unfused_glu", KX_CUB(makeUnfusedGlu)},
+        {"unfused_norm_rope", KX_CUB(makeUnfusedNormRope)}, {"unfused_ln_linear", KX_CUB(makeUnfusedLnLinear)},
         {"attention_composed", KX_CUB(makeAttentionComposed)},
-        {"unfused_ln_linear", KX_CUB(makeUnfusedLnLinear)},
     };
     return t;
 }
