@@ -306,18 +306,10 @@ ${KERNEL_NAME}(const ${ctype}* __restrict__ A, const ${ctype}* __restrict__ B, $
     const int aRow = (warp / kWarpsN) * kWM + lane / kLanesN;
     const int bCol = (warp % kWarpsN) * kWN + (lane % kLanesN) * kColChunk;
 
-    Operands ops;
-    ops.A = A;
-    ops.B = B;
-    ops.M = M;
-    ops.N = N;
-    ops.K = K;
-    ops.m0 = static_cast<int>(blockIdx.y) * kBM;
-    ops.n0 = static_cast<int>(blockIdx.x) * kBN;
     // A vector load is legal only if every row starts on a vector boundary: the pitch (K, or N for
     // a row-major B) and the base pointer must both be multiples of the vector.
-    ops.aVecOk = K % kVec == 0 && isAligned(A, kVec * sizeof(T));
-    ops.bVecOk = (kBKMajor ? K : N) % kVec == 0 && isAligned(B, kVec * sizeof(T));
+    const Operands ops{A, B, M, N, K, static_cast<int>(blockIdx.y) * kBM, static_cast<int>(blockIdx.x) * kBN,
+                       K % kVec == 0 && isAligned(A, kVec * sizeof(T)), (kBKMajor ? K : N) % kVec == 0 && isAligned(B, kVec * sizeof(T))};
 
     float acc[kTM][kTN];
 #pragma unroll
