@@ -16,8 +16,8 @@ namespace kx::engine {
 // One HIP source for one AMD arch, as CompileRequest is for NVRTC.
 struct HipCompileRequest {
     std::string source;
-    std::string fileName = "kernel.hip";  // the name diagnostics refer to
     std::string arch;                     // "gfx90a", "gfx942"
+    std::string fileName = "kernel.hip";  // the name diagnostics refer to
     std::vector<std::string> options;     // extra clang options ("-ffast-math")
 };
 

@@ -100,7 +100,7 @@ TEST_CASE("the mix of a real gfx942 compile: wide loads, LDS, waits, no scratch"
     INFO(hipClangMissingMessage());
     REQUIRE(findHipClang().has_value());
     HipCompiler compiler({}, kx::test::sourceDir() / "assets/hip/kx_hip_prelude.h");
-    const HipCompileResult ok = compiler.compile({R"(
+    const HipCompileResult ok = compiler.compile({.source = R"(
 struct alignas(16) F4 { float v[4]; };
 extern "C" __global__ void __launch_bounds__(256) stage(const F4* in, F4* out) {
     __shared__ F4 tile[256];
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) stage(const F4* in, F4* out) {
     __syncthreads();
     out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];
 }
-)", "stage.hip", "gfx942", {}});
+)", .arch = "gfx942", .fileName = "stage.hip"});
     INFO(ok.log);
     REQUIRE(ok.ok);
     const AmdInstructionMix mix = analyzeAmdIsa(ok.isa);
