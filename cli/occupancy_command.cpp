@@ -142,19 +142,19 @@ int occupancy(const Context& ctx, const OccupancyArgs& args) {
 // [SECTION] Command line
 
 void addOccupancyCommand(CLI::App& app, CommandTable& table) {
-    auto occ = std::make_shared<OccupancyArgs>();
-    CLI::App* occupancy = app.add_subcommand("occupancy", "Theoretical occupancy for a launch (NVIDIA: CUDA's own calculator; AMD: VGPRs, SGPRs, LDS, waves), or for CSV rows");
+    auto [occupancy, occ] = table.addCommand<OccupancyArgs>(
+        app, "occupancy", "Theoretical occupancy for a launch (NVIDIA: CUDA's own calculator; AMD: VGPRs, SGPRs, LDS, waves), or for CSV rows",
+        cli::occupancy);
     occupancy->add_option("--arch", occ->arch, "Arch, e.g. sm_90 or gfx942");
     occupancy->add_option("--regs", occ->regs, "Registers per thread (VGPRs on AMD)")->check(CLI::Range(0, 65535));
+    occupancy->add_option("--sgprs", occ->sgprs, "AMD: SGPRs per wave as the compiler reports them (0 = unknown, no limit)");
     occupancy->add_option("--block", occ->block, "Threads per block")->check(CLI::Range(1, 1048576));
     occupancy->add_option("--static-smem", occ->staticSmem, "Static shared memory (LDS on AMD) per block, bytes");
     occupancy->add_option("--dyn-smem", occ->dynSmem, "Dynamic shared memory per block, bytes");
     occupancy->add_option("--carveout", occ->carveout, "Preferred shared-memory carveout: -1 none, else 0..100 (%)");
-    occupancy->add_flag("--json", occ->json, "One launch's result as JSON");
-    occupancy->add_option("--sgprs", occ->sgprs, "AMD: SGPRs per wave as the compiler reports them (0 = unknown, no limit)");
     occupancy->add_option("--csv", occ->csvFile,
                           "CSV with header arch,regs,static_smem,block,dyn_smem,carveout ('-' = stdin); prints the rows with blocks_per_sm");
-    table.add(occupancy, [occ](Context& ctx) { return cli::occupancy(ctx, *occ); });
+    occupancy->add_flag("--json", occ->json, "One launch's result as JSON");
 }
 
 }  // namespace kx::cli

@@ -242,11 +242,11 @@ void addRunCommand(CLI::App& app, CommandTable& table) {
     auto [runCmd, args] = table.addCommand<RunArgs>(
         app, "run", "Run a config on the GPU: correctness against float64, timing, baseline (needs an NVIDIA driver)", run);
     addVariantAndFlagOptions(runCmd, *args);
-    runCmd->add_option("--device", args->device, "GPU index");
     runCmd->add_option("--reps", args->reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
     runCmd->add_option("--warmup", args->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
     runCmd->add_option("--timeout", args->timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
     runCmd->add_option("--seed", args->seed, "Seed of the random inputs");
+    runCmd->add_option("--device", args->device, "GPU index");
     runCmd->add_flag("--no-baseline", args->noBaseline, "Skip cuBLAS / copy baseline");
     runCmd->add_flag("--json", args->json, "JSON report");
     runCmd->add_flag("--pc-sampling", args->pcSampling, "Sample program counters with CUPTI in extra runs after the timed ones: the hottest instructions and their stall reasons");

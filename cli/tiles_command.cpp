@@ -254,9 +254,9 @@ void addTilesCommand(CLI::App& app, CommandTable& table) {
     auto [tilesCmd, args] = table.addCommand<TilesArgs>(
         app, "tiles", "Tile layout of a config: block tiles in raster order, SMs and waves on a device, warps, fragments, K loop, shared memory", tiles);
     addVariantAndFlagOptions(tilesCmd, *args);
-    tilesCmd->add_option("--device", args->device, "Device of the SM count (assets/devices id; default: the arch's)");
     tilesCmd->add_option("--regs", args->regs, "Registers per thread for the occupancy (default: ptxas's, from an NVRTC compile)")
         ->check(CLI::Range(0, 255));
+    tilesCmd->add_option("--device", args->device, "Device of the SM count (assets/devices id; default: the arch's)");
     tilesCmd->add_flag("--no-compile", args->noCompile, "Use the manifest's register estimate instead of compiling");
     tilesCmd->add_flag("--json", args->json, "The whole scene as JSON");
 }

@@ -5,6 +5,7 @@
 // the result are in the usual panels, which this floating window leaves in view on the right.
 #pragma once
 
+#include "user_template_model.hpp"
 #include "views/compile_flags_panel.hpp"
 #include "views/view.hpp"
 
@@ -13,15 +14,13 @@
 
 namespace kx::app {
 
-class UserTemplateModel;
-
 class UserTemplateView final : public View {
 public:
     UserTemplateView(ViewContext context, UserTemplateModel& templates);
 
-    bool inViewMenu() const override { return true; }
     // A message under the toolbar (what a menu action did, or why it failed).
     void showMessage(std::string text, bool failed);
+    bool inViewMenu() const override { return true; }
     // The file whose tab is shown; scripts pick it.
     void selectFile(const std::string& file) { m_requestedFile = file; }
 
