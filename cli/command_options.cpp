@@ -6,6 +6,12 @@ namespace kx::cli {
 
 void CommandTable::add(CLI::App* command, CommandAction action) { m_actions.emplace_back(command, std::move(action)); }
 
+CLI::App* CommandTable::addSubcommand(CLI::App& parent, const std::string& name, const std::string& help, CommandAction action) {
+    CLI::App* command = parent.add_subcommand(name, help);
+    add(command, std::move(action));
+    return command;
+}
+
 const CommandAction* CommandTable::chosen() const {
     for (const auto& [command, action] : m_actions)
         if (command->parsed()) return &action;

@@ -27,6 +27,8 @@ using CommandAction = std::function<int(Context&)>;
 class CommandTable {
 public:
     void add(CLI::App* command, CommandAction action);
+    // A subcommand of `parent` and its action.
+    CLI::App* addSubcommand(CLI::App& parent, const std::string& name, const std::string& help, CommandAction action);
     // A subcommand of `parent` whose options fill one Args, and its action: fn(context, args).
     // Returns the subcommand and the Args, for adding the options.
     template <class Args, class Action>
@@ -89,8 +91,7 @@ template <class Args, class Action>
 std::pair<CLI::App*, std::shared_ptr<Args>> CommandTable::addCommand(CLI::App& parent, const std::string& name, const std::string& help,
                                                                      Action fn) {
     auto args = std::make_shared<Args>();
-    CLI::App* command = parent.add_subcommand(name, help);
-    add(command, [args, fn](Context& ctx) { return fn(ctx, *args); });
+    CLI::App* command = addSubcommand(parent, name, help, [args, fn](Context& ctx) { return fn(ctx, *args); });
     return {command, args};
 }
 
