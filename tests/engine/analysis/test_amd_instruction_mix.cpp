@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) stage(const F4* in, F4* out) {
     __syncthreads();
     out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];
 }
-)", .arch = "gfx942", .fileName = "stage.hip"});
+)", .arch = "gfx942", .fileName = "stage.hip", .options = {}});
     INFO(ok.log);
     REQUIRE(ok.ok);
     const AmdInstructionMix mix = analyzeAmdIsa(ok.isa);

@@ -152,7 +152,7 @@ TEST_CASE("a HIP kernel compiles for gfx90a and gfx942 to ISA, a code object and
     requireClang();
     HipCompiler compiler({}, prelude());
     for (const char* arch : {"gfx90a", "gfx942"}) {
-        HipCompileRequest request{.source = kSharedKernel, .arch = arch, .fileName = "twice.hip"};
+        HipCompileRequest request{.source = kSharedKernel, .arch = arch, .fileName = "twice.hip", .options = {}};
         const HipCompileResult r = compiler.compile(request);
         INFO(arch << ": " << r.log);
         REQUIRE(r.ok);
@@ -183,7 +183,7 @@ TEST_CASE("the HIP cache on disk serves a new compiler object", "[compile][hip]"
     requireClang();
     const auto dir = std::filesystem::temp_directory_path() / ("kx-test-hip-cache-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
-    HipCompileRequest request{.source = kSharedKernel, .arch = "gfx942", .fileName = "twice.hip"};
+    HipCompileRequest request{.source = kSharedKernel, .arch = "gfx942", .fileName = "twice.hip", .options = {}};
     const HipCompileResult first = HipCompiler(dir, prelude()).compile(request);
     REQUIRE(first.ok);
     const HipCompileResult second = HipCompiler(dir, prelude()).compile(request);
@@ -202,7 +202,7 @@ TEST_CASE("the HIP cache on disk serves a new compiler object", "[compile][hip]"
 TEST_CASE("a HIP compile error comes back with its line, not an exception", "[compile][hip]") {
     requireClang();
     HipCompiler compiler({}, prelude());
-    const HipCompileResult r = compiler.compile({.source = "extern \"C\" __global__ void k() {\n  undeclared = 1;\n}\n", .arch = "gfx942", .fileName = "broken.hip"});
+    const HipCompileResult r = compiler.compile({.source = "extern \"C\" __global__ void k() {\n  undeclared = 1;\n}\n", .arch = "gfx942", .fileName = "broken.hip", .options = {}});
     CHECK_FALSE(r.ok);
     REQUIRE_FALSE(r.diagnostics.empty());
     CHECK(r.diagnostics[0].file == "broken.hip");
@@ -216,7 +216,7 @@ TEST_CASE("without clang 19 a HIP compile says what to install", "[compile][hip]
     const std::string saved = old ? old : "";
     setenv("KX_HIP_CLANG", "/nonexistent/clang++", 1);
     HipCompiler compiler({}, prelude());
-    const HipCompileResult r = compiler.compile({.source = kSharedKernel, .arch = "gfx942", .fileName = "twice.hip"});
+    const HipCompileResult r = compiler.compile({.source = kSharedKernel, .arch = "gfx942", .fileName = "twice.hip", .options = {}});
     if (old) setenv("KX_HIP_CLANG", saved.c_str(), 1);
     else unsetenv("KX_HIP_CLANG");
     CHECK_FALSE(r.ok);
@@ -231,7 +231,7 @@ TEST_CASE("the AMD occupancy of a real compile agrees with the compiler's", "[co
     REQUIRE(gfx90a);
 
     SECTION("registers: an MFMA kernel with AGPRs") {
-        const HipCompileResult r = compiler.compile({.source = readFile(sourceDir() / "tests/engine/compile/data/mfma_gfx90a.hip"), .arch = "gfx90a", .fileName = "mf.hip"});
+        const HipCompileResult r = compiler.compile({.source = readFile(sourceDir() / "tests/engine/compile/data/mfma_gfx90a.hip"), .arch = "gfx90a", .fileName = "mf.hip", .options = {}});
         INFO(r.log);
         REQUIRE(r.ok);
         REQUIRE(r.kernels.size() == 1);
@@ -259,7 +259,7 @@ extern "C" __global__ void __launch_bounds__(256) heavy(const float* in, float* 
     out[threadIdx.x] = s;
 }
 )";
-        const HipCompileResult r = compiler.compile({.source = source, .arch = "gfx90a", .fileName = "heavy.hip"});
+        const HipCompileResult r = compiler.compile({.source = source, .arch = "gfx90a", .fileName = "heavy.hip", .options = {}});
         INFO(r.log);
         REQUIRE(r.ok);
         REQUIRE(r.kernels.size() == 1);
@@ -283,7 +283,7 @@ extern "C" __global__ void __launch_bounds__(256) lds(float* out) {
     out[threadIdx.x] = buffer[2249 - threadIdx.x];
 }
 )";
-        const HipCompileResult r = compiler.compile({.source = source, .arch = "gfx90a", .fileName = "lds.hip"});
+        const HipCompileResult r = compiler.compile({.source = source, .arch = "gfx90a", .fileName = "lds.hip", .options = {}});
         INFO(r.log);
         REQUIRE(r.ok);
         const AmdKernelResources& k = r.kernels.at(0);
