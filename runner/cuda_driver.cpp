@@ -58,6 +58,7 @@ bool CudaDriver::load(std::string* error) {
     resolve(cuEventElapsedTime, KX_STR(cuEventElapsedTime));
     resolve(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
     resolve(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    resolve(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col");
     // Optional: only cluster launches need them.
     cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(dlsym(m_library, KX_STR(cuLaunchKernelEx)));
     cuOccupancyMaxActiveClusters = reinterpret_cast<decltype(cuOccupancyMaxActiveClusters)>(dlsym(m_library, "cuOccupancyMaxActiveClusters"));

@@ -51,6 +51,7 @@ struct CudaDriver {
     KX_DRIVER_FN(cuEventElapsedTime);
     KX_DRIVER_FN(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     KX_DRIVER_FN(cuTensorMapEncodeTiled);
+    KX_DRIVER_FN(cuTensorMapEncodeIm2col);
     // CUDA 12 and later; null on an older driver, where cluster launches are refused.
     KX_DRIVER_FN(cuLaunchKernelEx);
     KX_DRIVER_FN(cuOccupancyMaxActiveClusters);

@@ -57,8 +57,8 @@ struct Resources {
 
 // [SECTION] Tensor maps
 
-// The TMA descriptor of `map` over `buffer` (one rotation set's allocation), after checking the
-// rules cuTensorMapEncodeTiled would otherwise refuse with a bare error code.
+// The TMA descriptor of `map` over `buffer` (one rotation set's allocation), tiled or im2col,
+// after checking the rules the encoder would otherwise refuse with a bare error code.
 CUtensorMap encodeTensorMap(DeviceContext& ctx, const Arg& map, const Arg& buffer, CUdeviceptr address) {
     static const std::map<std::string, std::pair<CUtensorMapDataType, size_t>> kTypes = {
         {"f16", {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2}}, {"bf16", {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2}},
@@ -107,12 +107,20 @@ CUtensorMap encodeTensorMap(DeviceContext& ctx, const Arg& map, const Arg& buffe
     std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
     std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
     std::vector<cuuint32_t> elementStrides(rank, 1);
+    if (!map.strides.empty()) elementStrides.assign(map.strides.begin(), map.strides.end());
     CUtensorMap encoded{};
-    const CUresult status = ctx.driver().cuTensorMapEncodeTiled(
-        &encoded, type->second.first, static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address), dims.data(), strides.data(), box.data(),
-        elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle->second.first, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (status != CUDA_SUCCESS) throw RunnerError(what + ": cuTensorMapEncodeTiled refused it: " + ctx.driver().describe(status), false);
+    const bool im2col = map.mode == "im2col";
+    const CUresult status =
+        im2col ? ctx.driver().cuTensorMapEncodeIm2col(&encoded, type->second.first, static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address),
+                                                      dims.data(), strides.data(), map.lower.data(), map.upper.data(), box[0], box[1],
+                                                      elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle->second.first,
+                                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+               : ctx.driver().cuTensorMapEncodeTiled(&encoded, type->second.first, static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address),
+                                                     dims.data(), strides.data(), box.data(), elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                     swizzle->second.first, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (status != CUDA_SUCCESS)
+        throw RunnerError(what + ": " + (im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled") + " refused it: " + ctx.driver().describe(status),
+                          false);
     return encoded;
 }
 

@@ -77,8 +77,23 @@ std::vector<Arg> parseArgs(const nlohmann::json& list) {
             arg.dims = integers<unsigned long long>(a.at("dims"), "tensor map dims");
             arg.box = integers<unsigned>(a.at("box"), "tensor map box");
             arg.swizzle = a.value("swizzle", "none");
-            if (arg.dims.empty() || arg.dims.size() > 5 || arg.box.size() != arg.dims.size())
+            arg.mode = a.value("mode", "tile");
+            if (a.contains("strides")) arg.strides = integers<unsigned>(a.at("strides"), "tensor map strides");
+            if (!arg.strides.empty() && arg.strides.size() != arg.dims.size())
+                throw RunnerError("tensor map '" + arg.name + "' needs one traversal stride per dimension", false);
+            if (arg.mode == "im2col") {
+                arg.lower = integers<int>(a.at("lower"), "im2col lower corner");
+                arg.upper = integers<int>(a.at("upper"), "im2col upper corner");
+                if (arg.dims.size() < 3 || arg.dims.size() > 5 || arg.box.size() != 2 || arg.lower.size() != arg.dims.size() - 2 ||
+                    arg.upper.size() != arg.dims.size() - 2)
+                    throw RunnerError("im2col tensor map '" + arg.name +
+                                          "' needs 3 to 5 dims, a box of channels and pixels, and one lower and upper corner per spatial dimension",
+                                      false);
+            } else if (arg.mode != "tile") {
+                throw RunnerError("tensor map '" + arg.name + "': mode must be tile or im2col, not '" + arg.mode + "'", false);
+            } else if (arg.dims.empty() || arg.dims.size() > 5 || arg.box.size() != arg.dims.size()) {
                 throw RunnerError("tensor map '" + arg.name + "' needs 1 to 5 dims and one box size per dimension", false);
+            }
         } else {
             arg.elemBytes = integer<size_t>(a.at("elem_bytes"), "elem_bytes of '" + arg.name + "'");
             const size_t count = integer<size_t>(a.at("count"), "count of '" + arg.name + "'");

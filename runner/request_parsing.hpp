@@ -22,10 +22,13 @@ struct Arg {
     std::vector<CUdeviceptr> sets;  // buffers: one allocation per rotation set
     CUdeviceptr pristine = 0;       // inout: the uploaded input, restored before every timed run
     // tensor_map: the buffer it describes, its element type, dimensions and box (innermost
-    // first), swizzle; one encoded map per rotation set.
-    std::string of, dtype, swizzle;
+    // first), swizzle; one encoded map per rotation set. im2col mode: the box is channels per
+    // pixel and pixels per column, lower and upper the bounding box's spatial corners; strides
+    // the traversal strides (empty: all 1).
+    std::string of, dtype, swizzle, mode = "tile";
     std::vector<unsigned long long> dims;
-    std::vector<unsigned> box;
+    std::vector<unsigned> box, strides;
+    std::vector<int> lower, upper;
     std::vector<CUtensorMap> maps;
 };
 

@@ -4,13 +4,19 @@
 # channels last, in all three directions. Writes JSON lines and a Markdown table with the
 # geometric mean of the ratios per direction and layer set.
 # Usage: conv_bench.sh OUTDIR [fwd|bwd_data|bwd_weight ...]   (run from the repository root)
+# KX_CONV_TEMPLATE=conv_wgmma times the Hopper template instead (forward and backward data;
+# layers it cannot run, channel counts the TMA cannot copy or strided backward data, are
+# reported as refused).
 set -uo pipefail
 out=$1; shift
+template=${KX_CONV_TEMPLATE:-conv}
 directions=("$@")
 ((${#directions[@]})) || directions=(fwd bwd_data bwd_weight)
-kx=build/bin/kx
+[[ $template == conv_wgmma && ${#directions[@]} == 3 ]] && directions=(fwd bwd_data)
+kx=${KX:-build/bin/kx}
 mkdir -p "$out"
-: > "$out/conv_runs.jsonl"
+runs=$out/${template}_runs.jsonl
+: > "$runs"
 
 # name set N C K H W filter stride pad (2-D: D = Z = 1) or, for 3-D layers, D and Z equal H and Y.
 layers=(
@@ -37,8 +43,19 @@ layers=(
 # default 128 x 64 tile (32 wide when there are only 32 filters) and takes 64-deep stages when K is
 # long; bwd_data does best with eight 32 x 32 warps; bwd_weight takes wide tiles and Split-K so
 # that about two waves of blocks fill 132 SMs.
-config_for() {  # direction gemmM gemmN gemmK
-  local dir=$1 m=$2 n=$3 k=$4
+config_for() {  # direction gemmM gemmN gemmK [channels]
+  local dir=$1 m=$2 n=$3 k=$4 c=${5:-64}
+  if [[ $template == conv_wgmma ]]; then  # from conv_wgmma_candidates.sh on the H200
+    local wbn=128 slice=64 mt=1 stages=6
+    ((n <= 64)) && wbn=64
+    ((n <= 32)) && wbn=32
+    ((c <= 32)) && slice=32
+    # Many output pixels: 256-pixel tiles (two row blocks a consumer), four stages to fit.
+    if ((m >= 200000 || (n >= 128 && m >= 32768))); then mt=2; stages=4; fi
+    [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
+    echo "direction=$dir,BN=$wbn,MT=$mt,STAGES=$stages,SLICE=$slice"
+    return
+  fi
   local bn=64
   ((n <= 32)) && bn=32
   case $dir in
@@ -66,12 +83,12 @@ for layer in "${layers[@]}"; do
   fi
   for dir in "${directions[@]}"; do
     case $dir in
-      fwd) cfg=$(config_for fwd $pix $k $((taps * c))) ;;
-      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k))) ;;
+      fwd) cfg=$(config_for fwd $pix $k $((taps * c)) $c) ;;
+      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k) ;;
       bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix) ;;
     esac
-    $kx run conv --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
-    python3 - /tmp/kx-conv.json /tmp/kx-conv.err "$name" "$set" "$dir" "$cfg" "$sizes" >> "$out/conv_runs.jsonl" <<'PY'
+    $kx run "$template" --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
+    python3 - /tmp/kx-conv.json /tmp/kx-conv.err "$name" "$set" "$dir" "$cfg" "$sizes" >> "$runs" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -80,8 +97,8 @@ except Exception:
 r["layer"], r["set"], r["direction"], r["config"], r["size_text"] = sys.argv[3:8]
 print(json.dumps(r))
 PY
-    tail -1 "$out/conv_runs.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); b=(r.get("baselines") or [{}])[0]; print(r["layer"], r["direction"], "ok" if r.get("ok") else r.get("error","")[:200], r.get("median_ms"), b.get("name"), b.get("median_ms"), b.get("speedup"))'
+    tail -1 "$runs" | python3 -c 'import json,sys; r=json.load(sys.stdin); b=(r.get("baselines") or [{}])[0]; print(r["layer"], r["direction"], "ok" if r.get("ok") else r.get("error","")[:200], r.get("median_ms"), b.get("name"), b.get("median_ms"), b.get("speedup"))'
   done
 done
-python3 bench/gpu/summarize_conv.py "$out/conv_runs.jsonl" > "$out/conv.md"
-cat "$out/conv.md"
+python3 bench/gpu/summarize_conv.py "$runs" > "$out/$template.md"
+cat "$out/$template.md"

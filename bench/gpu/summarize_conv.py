@@ -8,7 +8,8 @@ from collections import defaultdict
 
 runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 devices = sorted({r["device"] for r in runs if r.get("device")})
-print(f"# Convolution (implicit GEMM, mma.sync) against the library on {', '.join(devices) or 'no device'}\n")
+kernel = "wgmma + TMA im2col" if "conv_wgmma" in sys.argv[1] else "mma.sync"
+print(f"# Convolution (implicit GEMM, {kernel}) against the library on {', '.join(devices) or 'no device'}\n")
 print("| layer | direction | config | check | ms | TFLOP/s | baseline | baseline ms | kernel / baseline speed |")
 print("|---|---|---|---|---|---|---|---|---|")
 ratios = defaultdict(list)

@@ -135,8 +135,11 @@ nlohmann::json planArgs(const std::vector<ResolvedArg>& args, const std::map<std
         if (a.role == "tensor_map") {
             // The runner encodes it from the buffer's allocation in each rotation set.
             const DtypeInfo& of = dtypeOfCType(byName.at(a.of)->type);
-            jsonArgs.push_back({{"name", a.name}, {"role", a.role}, {"of", a.of}, {"dtype", std::string(of.name)},
-                                {"dims", a.dims},  {"box", a.box},   {"swizzle", a.swizzle}});
+            nlohmann::json map = {{"name", a.name}, {"role", a.role}, {"of", a.of},   {"dtype", std::string(of.name)},
+                                  {"dims", a.dims}, {"box", a.box},   {"swizzle", a.swizzle}};
+            if (a.mode == "im2col") map.update({{"mode", a.mode}, {"lower", a.lower}, {"upper", a.upper}});
+            if (!a.strides.empty()) map["strides"] = a.strides;
+            jsonArgs.push_back(map);
             continue;
         }
         const DtypeInfo& dtype = dtypeOfCType(a.type);

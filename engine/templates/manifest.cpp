@@ -61,25 +61,51 @@ std::vector<std::string> splitExpressionList(const std::string& text) {
 }
 
 // <arg role="tensor_map" of="A" dims="K,M" box="64,BM" swizzle="128B"/>: a TMA descriptor of an
-// earlier buffer argument, as the runner will encode it (runner/PROTOCOL.md).
+// earlier buffer argument, as the runner will encode it (runner/PROTOCOL.md). With mode="im2col"
+// the box is "channels per pixel, pixels per column" and lower="..." upper="..." give the
+// bounding box's corners, one per spatial dimension (dims minus channels and images).
 void parseTensorMap(const fs::path& file, const XMLElement* e, const std::vector<ArgSpec>& earlier, ArgSpec& a) {
     a.of = requiredAttr(file, e, "of");
     const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ArgSpec& b) { return b.name == a.of; });
     static const std::set<std::string> bufferRoles = {"in", "out", "inout", "scratch"};
     if (buffer == earlier.end() || !bufferRoles.count(buffer->role))
         fail(file, a.line, "tensor map '" + a.name + "': of=\"" + a.of + "\" must name an earlier buffer argument (in, out, inout or scratch)");
+    const std::string what = "tensor map '" + a.name + "'";
+    a.mode = attr(e, "mode", "tile");
+    if (a.mode != "tile" && a.mode != "im2col") fail(file, a.line, what + ": mode must be tile or im2col, not '" + a.mode + "'");
+    const bool im2col = a.mode == "im2col";
     a.dims = splitExpressionList(requiredAttr(file, e, "dims"));
     a.box = splitExpressionList(requiredAttr(file, e, "box"));
-    if (a.dims.size() > 5) fail(file, a.line, "tensor map '" + a.name + "' has " + std::to_string(a.dims.size()) + " dimensions; TMA takes 1 to 5");
-    if (a.box.size() != a.dims.size())
-        fail(file, a.line, "tensor map '" + a.name + "' has " + std::to_string(a.dims.size()) + " dims but " + std::to_string(a.box.size()) +
-                               " box sizes; give one box size per dimension");
-    for (const auto* list : {&a.dims, &a.box})
+    if (a.dims.size() > 5) fail(file, a.line, what + " has " + std::to_string(a.dims.size()) + " dimensions; TMA takes 1 to 5");
+    if (im2col) {
+        if (a.dims.size() < 3)
+            fail(file, a.line, what + ": an im2col map has 3 to 5 dimensions (channels, 1 to 3 spatial, images), not " + std::to_string(a.dims.size()));
+        if (a.box.size() != 2) fail(file, a.line, what + ": an im2col box is two sizes, channels per pixel and pixels per column");
+        a.lower = splitExpressionList(requiredAttr(file, e, "lower"));
+        a.upper = splitExpressionList(requiredAttr(file, e, "upper"));
+        for (const auto* corner : {&a.lower, &a.upper})
+            if (corner->size() != a.dims.size() - 2)
+                fail(file, a.line, what + ": lower and upper need one corner offset per spatial dimension (" + std::to_string(a.dims.size() - 2) + ")");
+    } else {
+        if (e->Attribute("lower") || e->Attribute("upper")) fail(file, a.line, what + ": lower and upper belong to mode=\"im2col\"");
+        if (a.box.size() != a.dims.size())
+            fail(file, a.line, what + " has " + std::to_string(a.dims.size()) + " dims but " + std::to_string(a.box.size()) +
+                                   " box sizes; give one box size per dimension");
+    }
+    if (e->Attribute("strides")) {
+        a.strides = splitExpressionList(requiredAttr(file, e, "strides"));
+        if (a.strides.size() != a.dims.size()) fail(file, a.line, what + ": give one traversal stride per dimension");
+    }
+    for (const auto* list : {&a.dims, &a.box, &a.lower, &a.upper, &a.strides})
         for (const std::string& item : *list)
-            if (item.empty()) fail(file, a.line, "tensor map '" + a.name + "' has an empty entry in dims or box");
+            if (item.empty()) fail(file, a.line, what + " has an empty entry in dims, box, lower, upper or strides");
+    // none, 32B, 64B or 128B; or, checked once the config fills it in, a placeholder (a
+    // choice's attribute, "${swizzle}") or an expression giving the bytes (0 for none).
     a.swizzle = attr(e, "swizzle", "none");
-    static const std::set<std::string> swizzles = {"none", "32B", "64B", "128B"};
-    if (!swizzles.count(a.swizzle)) fail(file, a.line, "tensor map '" + a.name + "': swizzle must be none, 32B, 64B or 128B, not '" + a.swizzle + "'");
+    const bool literal = a.swizzle.find_first_of("$?*+-/() ") == std::string::npos && !a.swizzle.empty() &&
+                         std::isalpha(static_cast<unsigned char>(a.swizzle.back()));
+    if (literal && !isTensorMapSwizzle(a.swizzle))
+        fail(file, a.line, what + ": swizzle must be none, 32B, 64B or 128B, not '" + a.swizzle + "'");
 }
 
 std::string elementText(const XMLElement* e) {
@@ -277,7 +303,7 @@ SizeSpec parseSize(const fs::path& file, const XMLElement* e) {
     return s;
 }
 
-// <problem>: its <size>s, then its <quantity>s.
+// <problem>: its <size>s, its <quantity>s, then its <requirement>s.
 void parseProblem(const fs::path& file, const XMLElement* root, TemplateManifest& m, NameClaims& names) {
     const XMLElement* problem = root->FirstChildElement("problem");
     if (!problem) return;
@@ -290,6 +316,8 @@ void parseProblem(const fs::path& file, const XMLElement* root, TemplateManifest
         names.claim(q.name, q.line);
         m.quantities.push_back(std::move(q));
     }
+    for (const XMLElement* e = problem->FirstChildElement("requirement"); e; e = e->NextSiblingElement("requirement"))
+        m.requirements.push_back({requiredAttr(file, e, "expr"), requiredAttr(file, e, "message"), e->GetLineNum()});
 }
 
 // One <arg>; a tensor map refers to an earlier buffer argument.
@@ -443,5 +471,7 @@ TemplateManifest parseManifestText(const std::string& xml, const fs::path& manif
     }
     return parseManifestDocument(doc, manifestFile);
 }
+
+bool isTensorMapSwizzle(const std::string& swizzle) { return swizzle == "none" || swizzle == "32B" || swizzle == "64B" || swizzle == "128B"; }
 
 }  // namespace kx::engine

@@ -81,9 +81,13 @@ struct ArgSpec {
     std::string value;    // scalar: expression
     bool zeroEachRun = false;  // scratch: zeroed before every timed run (zero="each"), not once
     // tensor_map (a TMA descriptor of the buffer arg `of`, encoded by the runner): dimensions and
-    // box, innermost first, as expressions; swizzle none, 32B, 64B or 128B.
+    // box, innermost first, as expressions; swizzle none, 32B, 64B or 128B. Mode "tile" copies
+    // boxes; "im2col" copies a column of pixels (box = channels per pixel, pixels) walking a
+    // bounding box whose corners `lower` and `upper` (spatial dimensions, innermost first) are
+    // offsets from the image's; `strides` are the traversal steps of every dimension (default 1).
     std::string of;
-    std::vector<std::string> dims, box;
+    std::string mode = "tile";
+    std::vector<std::string> dims, box, lower, upper, strides;
     std::string swizzle;
     int line = 0;
 };
@@ -140,6 +144,10 @@ struct TemplateManifest {
     std::vector<ConstraintSpec> constraints;
     std::vector<SizeSpec> sizes;
     std::vector<QuantitySpec> quantities;  // <problem><quantity>s, in order
+    // <problem><requirement expr="..." message="..."/>s: what a problem must satisfy for this
+    // kernel (channel counts the TMA can copy, a stride the direction supports), checked with the
+    // sizes and the config; a problem that breaks one is refused with its message.
+    std::vector<ConstraintSpec> requirements;
     std::vector<ArgSpec> args;
     std::vector<LaunchSpec> launches;   // in order; at least one
     std::vector<BaselineSpec> baselines;
@@ -157,5 +165,8 @@ struct TemplateManifest {
 
     const ParamSpec* findParam(const std::string& name) const;
 };
+
+// A tensor map's swizzle: none, 32B, 64B or 128B.
+bool isTensorMapSwizzle(const std::string& swizzle);
 
 }  // namespace kx::engine

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
+#include <map>
 #include <optional>
 #include <cmath>
 
@@ -174,6 +176,15 @@ std::map<std::string, double> Template::variables(const Config& config, const Ar
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(q.line) + ": quantity '" + q.name + "': " + e.what());
         }
     }
+    for (const ConstraintSpec& r : m_manifest.requirements) {
+        double holds = 0;
+        try {
+            holds = evaluateExpression(r.expr, vars);
+        } catch (const InputError& e) {
+            throw InputError(m_manifest.manifestFile + ":" + std::to_string(r.line) + ": requirement: " + e.what());
+        }
+        if (holds == 0) throw InputError("this problem does not suit " + m_manifest.id + ": " + fillMessage(r.message, vars, config, arch.name));
+    }
     return vars;
 }
 
@@ -307,24 +318,57 @@ std::string Template::render(const Config& config, const Arch& arch, const std::
 
 namespace {
 
-// Evaluates a tensor map's dims and box, and checks what the manifest cannot: box sizes within
-// TMA's 1..256 and dims that fit the buffer they describe.
-void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::vector<ResolvedArg>& earlier, ResolvedArg& r) {
+// Evaluates a list of a tensor map's expressions, each within [low, high].
+std::vector<long long> evaluateWithin(const std::vector<std::string>& exprs, const VariableMap& vars, const std::string& what, long long low,
+                                      long long high, const std::string& rule) {
+    std::vector<long long> values;
+    for (const std::string& e : exprs) {
+        const double value = evaluateExpression(e, vars);
+        const long long v = static_cast<long long>(std::llround(value));
+        if (value != static_cast<double>(v) || v < low || v > high)
+            throw InputError(what + " " + e + " = " + formatNumber(value) + " (" + rule + ")");
+        values.push_back(v);
+    }
+    return values;
+}
+
+// Evaluates a tensor map's dims, box, corners and strides, and checks what the manifest cannot:
+// TMA's ranges (boxes of 1..256 elements a dimension; an im2col column of at most 256 channels
+// and 1024 pixels, its corners within the signed range the rank leaves them, traversal strides
+// 1..8) and dims that fit the buffer they describe.
+void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& swizzle, const std::vector<ResolvedArg>& earlier,
+                      ResolvedArg& r) {
     const std::string what = "tensor map '" + a.name + "'";
     r.of = a.of;
-    r.swizzle = a.swizzle;
+    r.mode = a.mode;
+    r.swizzle = swizzle;
+    if (!isTensorMapSwizzle(swizzle)) {  // an expression giving the bytes
+        const auto bytes = evaluateWithin({swizzle}, vars, what + ": swizzle", 0, 128, "0, 32, 64 or 128 bytes");
+        static const std::map<long long, std::string> kNames = {{0, "none"}, {32, "32B"}, {64, "64B"}, {128, "128B"}};
+        const auto name = kNames.find(bytes[0]);
+        if (name == kNames.end())
+            throw InputError(what + ": swizzle " + swizzle + " = " + std::to_string(bytes[0]) + " bytes (none, 32, 64 or 128)");
+        r.swizzle = name->second;
+    }
+    r.dims = evaluateWithin(a.dims, vars, what + ": dimension", 1, std::numeric_limits<long long>::max(), "each must be at least 1");
     long long elements = 1;
-    for (const std::string& e : a.dims) {
-        const long long d = toCount(evaluateExpression(e, vars), what + ": dimension " + e);
-        if (d < 1) throw InputError(what + ": dimension " + e + " = " + std::to_string(d) + " (each must be at least 1)");
-        r.dims.push_back(d);
+    for (long long d : r.dims)
         if (__builtin_mul_overflow(elements, d, &elements)) throw InputError(what + " spans more elements than a 64-bit count holds");
+    if (a.mode == "im2col") {
+        r.box = evaluateWithin({a.box[0]}, vars, what + ": channels per pixel", 1, 256, "TMA loads 1 to 256 channels a pixel");
+        const auto pixels = evaluateWithin({a.box[1]}, vars, what + ": pixels per column", 1, 1024, "TMA loads 1 to 1024 pixels a column");
+        r.box.push_back(pixels[0]);
+        // The corners share 16 bits between the spatial dimensions: 16, 8 or 5 bits each.
+        const int bits = a.dims.size() == 3 ? 16 : a.dims.size() == 4 ? 8 : 5;
+        const long long high = (1LL << (bits - 1)) - 1, low = -(1LL << (bits - 1));
+        const std::string range = "an im2col corner of a rank-" + std::to_string(a.dims.size()) + " map is within " + std::to_string(low) + ".." +
+                                  std::to_string(high);
+        r.lower = evaluateWithin(a.lower, vars, what + ": lower corner", low, high, range);
+        r.upper = evaluateWithin(a.upper, vars, what + ": upper corner", low, high, range);
+    } else {
+        r.box = evaluateWithin(a.box, vars, what + ": box size", 1, 256, "TMA boxes are 1 to 256 elements per dimension");
     }
-    for (const std::string& e : a.box) {
-        const long long b = toCount(evaluateExpression(e, vars), what + ": box size " + e);
-        if (b < 1 || b > 256) throw InputError(what + ": box size " + e + " = " + std::to_string(b) + " (TMA boxes are 1 to 256 elements per dimension)");
-        r.box.push_back(b);
-    }
+    r.strides = evaluateWithin(a.strides, vars, what + ": traversal stride", 1, 8, "TMA traversal strides are 1 to 8");
     const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ResolvedArg& b) { return b.name == a.of; });
     if (buffer != earlier.end() && elements > buffer->count)
         throw InputError(what + " spans " + std::to_string(elements) + " elements, but '" + a.of + "' holds " + std::to_string(buffer->count));
@@ -349,7 +393,7 @@ std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch&
         } else if (a.role == "scalar") {
             r.value = evaluateExpression(a.value, vars);
         } else if (a.role == "tensor_map") {
-            resolveTensorMap(a, vars, out, r);
+            resolveTensorMap(a, vars, substitute(a.swizzle, text, m_manifest.manifestFile, a.line), out, r);
         } else if (a.role != "pass") {
             r.count = toCount(evaluateExpression(a.count, vars), "arg '" + a.name + "' of " + m_manifest.id + ": element count " + a.count);
             if (r.count < 0) throw InputError("arg '" + a.name + "' of " + m_manifest.id + " would have " + std::to_string(r.count) + " elements");
@@ -462,6 +506,15 @@ std::vector<ResolvedBaseline> Template::baselines(const Config& config, const Ar
 
 std::string Template::rooflineUnit(const Config& config, const Arch& arch) const {
     return substitute(m_manifest.rooflineUnit, placeholderValues(config, arch), m_manifest.manifestFile, 0);
+}
+
+std::string Template::problemRefusal(const Config& config, const Arch& arch, const SizeMap& sizes) const {
+    try {
+        variables(config, arch, sizes);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
 }
 
 std::vector<std::pair<std::string, double>> Template::quantities(const Config& config, const Arch& arch, const SizeMap& sizes) const {

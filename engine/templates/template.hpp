@@ -41,9 +41,11 @@ struct ResolvedArg {
     double value = 0;     // scalars
     std::string fill;     // in/inout: the fill rule with placeholders filled (empty: the default)
     bool zeroEachRun = false;
-    // tensor_map: the buffer it describes, its dimensions and box (innermost first), swizzle.
+    // tensor_map: the buffer it describes, its dimensions and box (innermost first), swizzle;
+    // im2col mode: the bounding box's corners and the traversal strides (manifest.hpp).
     std::string of;
-    std::vector<long long> dims, box;
+    std::string mode;
+    std::vector<long long> dims, box, lower, upper, strides;
     std::string swizzle;
 };
 
@@ -124,6 +126,9 @@ public:
     // The manifest's <quantity>s for these sizes, in order (name, value): a conv's implicit GEMM
     // M, N and K. Throws InputError naming the manifest line when one cannot be evaluated.
     std::vector<std::pair<std::string, double>> quantities(const Config& config, const Arch& arch, const SizeMap& sizes) const;
+    // Why this config cannot run the problem (a <requirement> it breaks, a quantity it makes
+    // impossible), in words; empty when it can.
+    std::string problemRefusal(const Config& config, const Arch& arch, const SizeMap& sizes) const;
 
     // The first kernel's geometry (what occupancy and resources describe).
     LaunchGeometry launch(const Config& config, const Arch& arch, const SizeMap& sizes) const;

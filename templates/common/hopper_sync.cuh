@@ -41,6 +41,17 @@ __device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned
 }
 
 __device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+
+// A consumer's start of k-slice `slice`: waits until the slice's stage of the ring (`stages` of
+// `stageBytes` from `base`) is full, and fences the accumulators before the wgmma's that read
+// it. Returns the stage's address, and the stage in `stage`.
+__device__ __forceinline__ unsigned beginFullStage(unsigned long long* fullBar, int slice, int stages, unsigned base, int stageBytes, int& stage) {
+    stage = slice % stages;
+    mbarrierWait(smemAddress(&fullBar[stage]), (slice / stages) & 1);
+    wgmmaFence();
+    return base + stage * stageBytes;
+}
+
 __device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int Pending>
 __device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }

@@ -425,11 +425,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             // This is the consumer's turn local / 2.
             if (kPingpong) mbarrierWait(smemAddress(&turnBar[consumer]), ((local / 2) & 1) ^ (consumer == 0 ? 1 : 0));
             for (int kt = 0; kt < kTiles; ++kt, ++slice) {
-                const int stage = slice % kStages;
-                mbarrierWait(smemAddress(&fullBar[stage]), (slice / kStages) & 1);
-                const unsigned aTile = smemBase + stage * kStageBytes;
+                int stage;
+                const unsigned aTile = beginFullStage(fullBar, slice, kStages, smemBase, kStageBytes, stage);
                 const unsigned bTile = aTile + kATileBytes;
-                wgmmaFence();
 #pragma unroll
                 for (int ks = 0; ks < kKSteps; ++ks) {
                     // k-major: a k-step is 32 bytes further along the swizzled 128-byte rows (16

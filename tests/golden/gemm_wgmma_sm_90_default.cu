@@ -139,6 +139,17 @@ __device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned
 }
 
 __device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+
+// A consumer's start of k-slice `slice`: waits until the slice's stage of the ring (`stages` of
+// `stageBytes` from `base`) is full, and fences the accumulators before the wgmma's that read
+// it. Returns the stage's address, and the stage in `stage`.
+__device__ __forceinline__ unsigned beginFullStage(unsigned long long* fullBar, int slice, int stages, unsigned base, int stageBytes, int& stage) {
+    stage = slice % stages;
+    mbarrierWait(smemAddress(&fullBar[stage]), (slice / stages) & 1);
+    wgmmaFence();
+    return base + stage * stageBytes;
+}
+
 __device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int Pending>
 __device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
@@ -588,11 +599,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             // This is the consumer's turn local / 2.
             if (kPingpong) mbarrierWait(smemAddress(&turnBar[consumer]), ((local / 2) & 1) ^ (consumer == 0 ? 1 : 0));
             for (int kt = 0; kt < kTiles; ++kt, ++slice) {
-                const int stage = slice % kStages;
-                mbarrierWait(smemAddress(&fullBar[stage]), (slice / kStages) & 1);
-                const unsigned aTile = smemBase + stage * kStageBytes;
+                int stage;
+                const unsigned aTile = beginFullStage(fullBar, slice, kStages, smemBase, kStageBytes, stage);
                 const unsigned bTile = aTile + kATileBytes;
-                wgmmaFence();
 #pragma unroll
                 for (int ks = 0; ks < kKSteps; ++ks) {
                     // k-major: a k-step is 32 bytes further along the swizzled 128-byte rows (16

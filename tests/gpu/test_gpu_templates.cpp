@@ -54,6 +54,11 @@ bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
     const Arch* arch = archForDevice(f.arches, f.arch->name, t, config);
     const PreparedVariant v = prepareVariant(t, config, *arch);
     if (!v.violations.empty()) return false;
+    // A problem the template refuses in words (a <requirement>) is not this config's to run.
+    if (const std::string refusal = t.problemRefusal(config, *arch, sizes); !refusal.empty()) {
+        INFO(refusal);
+        return false;
+    }
     const CompileResult compiled = f.compiler.compile(v.request);
     INFO(v.name << "\n" << compiled.log);
     REQUIRE(compiled.ok);
@@ -172,6 +177,29 @@ TEST_CASE("conv: every direction, layout and dtype at every awkward size", "[gpu
                     const Config config = t->withValues(t->defaultConfig(), {{"direction", direction}, {"layout", layout}, {"dtype", dtype}});
                     CHECK(runChecked(*t, config, sizes));
                 }
+}
+
+// conv_wgmma: both directions, both dtypes and both stage widths at every awkward size that
+// suits them (backward data needs stride 1): each direction must run at four configs and sizes
+// at least.
+TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward size", "[gpu][templates][conv]") {
+    const Template* t = fixture().templates.find("conv_wgmma").get();
+    REQUIRE(t);
+    if (!archForDevice(fixture().arches, fixture().arch->name, *t, t->defaultConfig())->expressionVariables().at("arch_specific")) {
+        WARN("conv_wgmma needs sm_90a; this GPU is " << fixture().arch->name);
+        return;
+    }
+    for (const std::string direction : {"fwd", "bwd_data"}) {
+        int ran = 0;
+        for (const std::string dtype : {"f16", "bf16"})
+            for (const std::string slice : {"64", "32"})
+                for (const SizeMap& sizes : t->testSizes()) {
+                    const Config config = t->withValues(t->defaultConfig(), {{"direction", direction}, {"dtype", dtype}, {"SLICE", slice}});
+                    if (runChecked(*t, config, sizes)) ++ran;
+                }
+        INFO(direction);
+        CHECK(ran >= 4);
+    }
 }
 
 // conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)

@@ -55,7 +55,7 @@ TEST_CASE("a tensor_map arg resolves its dims and box from the sizes and variabl
 }
 
 TEST_CASE("malformed tensor_map args name the file and line", "[templates][tensor_map]") {
-    CHECK(fixtures().errors().size() == 3);
+    CHECK(fixtures().errors().size() == 4);
     const LoadError* of = errorFor("tma_bad_of");
     REQUIRE(of);
     CHECK(of->line == 19);
@@ -67,6 +67,72 @@ TEST_CASE("malformed tensor_map args name the file and line", "[templates][tenso
     const LoadError* swizzle = errorFor("tma_bad_swizzle");
     REQUIRE(swizzle);
     CHECK(swizzle->message.find("swizzle must be none, 32B, 64B or 128B, not '96B'") != std::string::npos);
+    const LoadError* corner = errorFor("tma_bad_corner");
+    REQUIRE(corner);
+    CHECK(corner->line == 19);
+    CHECK(corner->message.find("one corner offset per spatial dimension (3)") != std::string::npos);
+}
+
+// conv_wgmma gathers x through an im2col map: channels, width, height, depth and images, a
+// column of BM pixels of 64 channels, the window corners' bounding box from the padding, the
+// dilated filter and the strides; the filter through a tiled map of one tap at a time.
+TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates][tensor_map]") {
+    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
+    auto t = shipped.find("conv_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    CHECK(t->validate(t->defaultConfig(), *arch).empty());
+    CHECK_FALSE(t->validate(t->defaultConfig(), *arches().findArch("sm_90")).empty());
+    const SizeMap sizes = t->withSizes({{"N", "2"}, {"G", "3"}, {"C", "16"}, {"K", "40"}, {"Hi", "7"}, {"Wi", "9"}, {"X", "2"},
+                                        {"stride_w", "2"}, {"pad_w", "3"}, {"dil_w", "2"}});
+    std::map<std::string, ResolvedArg> maps;
+    for (const ResolvedArg& a : t->resolveArgs(t->defaultConfig(), *arch, sizes))
+        if (a.role == "tensor_map") maps[a.name] = a;
+    REQUIRE(maps.size() == 2);
+    const ResolvedArg& x = maps["tmA"];
+    CHECK(x.mode == "im2col");
+    CHECK(x.dims == std::vector<long long>{48, 9, 7, 1, 2});
+    CHECK(x.box == std::vector<long long>{64, 128});
+    CHECK(x.lower == std::vector<long long>{-3, -1, 0});
+    CHECK(x.upper == std::vector<long long>{1, -1, 0});  // pad 3 - dilation 2 x (2 - 1) taps
+    CHECK(x.strides == std::vector<long long>{1, 2, 1, 1, 1});
+    const ResolvedArg& w = maps["tmB"];
+    CHECK(w.mode == "tile");
+    CHECK(w.dims == std::vector<long long>{16, 6, 40, 3});
+    CHECK(w.box == std::vector<long long>{64, 1, 128, 1});
+    CHECK(w.strides.empty());
+    // Backward data reads dy through a window that runs the other way (from pad - dil*(X-1) to
+    // -pad, stride 1) and the filter mn-major: 64 channels of one tap of BK filters a copy.
+    const Config backward = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}});
+    CHECK(t->validate(backward, *arch).empty());
+    const SizeMap unitStride = t->withSizes({{"N", "2"}, {"G", "3"}, {"C", "16"}, {"K", "40"}, {"Hi", "7"}, {"Wi", "9"}, {"X", "2"},
+                                             {"pad_w", "3"}, {"dil_w", "2"}});
+    maps.clear();
+    for (const ResolvedArg& a : t->resolveArgs(backward, *arch, unitStride))
+        if (a.role == "tensor_map") maps[a.name] = a;
+    CHECK(maps["tmA"].dims == std::vector<long long>{120, 13, 7, 1, 2});  // dy: G*K channels, Wo = 9 + 2*3 - 2*(2-1) - 1 + 1
+    CHECK(maps["tmA"].lower == std::vector<long long>{1, -1, 0});
+    CHECK(maps["tmA"].upper == std::vector<long long>{-3, -1, 0});
+    CHECK(maps["tmA"].strides == std::vector<long long>{1, 1, 1, 1, 1});
+    CHECK(maps["tmB"].box == std::vector<long long>{64, 1, 64, 1});
+    // 32 channels a stage: A's rows are 64 bytes (the 64-byte swizzle); the filter's mn-major
+    // slices keep 128-byte rows and the 128-byte swizzle, forward's k-major rows follow A.
+    for (const std::string direction : {"fwd", "bwd_data"}) {
+        const Config narrow = t->withValues(t->defaultConfig(), {{"direction", direction}, {"SLICE", "32"}, {"BN", "64"}});
+        CHECK(t->validate(narrow, *arch).empty());
+        maps.clear();
+        for (const ResolvedArg& a : t->resolveArgs(narrow, *arch, unitStride))
+            if (a.role == "tensor_map") maps[a.name] = a;
+        CHECK(maps["tmA"].swizzle == "64B");
+        CHECK(maps["tmB"].swizzle == (direction == "fwd" ? "64B" : "128B"));
+    }
+    // A rank-5 map's corners are 5-bit numbers: padding 20 is refused, naming the corner.
+    CHECK_THROWS_WITH(t->resolveArgs(t->defaultConfig(), *arch, t->withSizes({{"pad_w", "20"}})),
+                      Catch::Contains("tensor map 'tmA': lower corner") && Catch::Contains("= -20") && Catch::Contains("-16..15"));
+    // So is a stride the TMA cannot traverse.
+    CHECK_THROWS_WITH(t->resolveArgs(t->defaultConfig(), *arch, t->withSizes({{"stride_h", "9"}})),
+                      Catch::Contains("traversal stride stride_h = 9") && Catch::Contains("1 to 8"));
 }
 
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
@@ -146,4 +212,24 @@ TEST_CASE("gemm_wgmma's tensor maps follow the layout", "[templates][tensor_map]
     const auto refused = t->validate(t->withValues(t->defaultConfig(), {{"layout", "crr"}, {"dtype", "tf32"}}), *arch);
     REQUIRE(refused.size() == 1);
     CHECK_THAT(refused[0].message, Catch::Contains("wgmma reads tf32 operands only k-major") && Catch::Contains("f16 or bf16 for crr"));
+}
+
+// A <requirement> refuses a problem the kernel cannot run, in words, before anything is compiled
+// or launched; the config itself stays valid.
+TEST_CASE("a problem that breaks a template's requirement is refused with its message", "[templates][tensor_map]") {
+    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
+    auto t = shipped.find("conv_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const Config backward = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}});
+    CHECK(t->problemRefusal(backward, *arch, t->withSizes({})).empty());
+    const std::string strided = t->problemRefusal(backward, *arch, t->withSizes({{"stride_h", "2"}, {"stride_w", "2"}}));
+    CHECK_THAT(strided, Catch::Contains("this problem does not suit conv_wgmma") && Catch::Contains("strides 1, 2, 2") &&
+                            Catch::Contains("conv template"));
+    CHECK_THROWS_WITH(t->resolveArgs(backward, *arch, t->withSizes({{"stride_h", "2"}})), Catch::Contains("stride phase"));
+    // Forward takes strides, but not channel counts the TMA cannot copy.
+    CHECK(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"stride_h", "2"}})).empty());
+    CHECK_THAT(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"C", "12"}})),
+               Catch::Contains("C (12)") && Catch::Contains("multiples of 8"));
 }

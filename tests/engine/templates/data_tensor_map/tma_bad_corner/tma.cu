@@ -1,0 +1,1 @@
+extern "C" __global__ void ${KERNEL_NAME}(const void* A, int M) {}
