@@ -4,15 +4,13 @@
 # channels last, in all three directions. Writes JSON lines and a Markdown table with the
 # geometric mean of the ratios per direction and layer set.
 # Usage: conv_bench.sh OUTDIR [fwd|bwd_data|bwd_weight ...]   (run from the repository root)
-# KX_CONV_TEMPLATE=conv_wgmma times the Hopper template instead (forward and backward data;
-# layers it cannot run, channel counts the TMA cannot copy or strided backward data, are
-# reported as refused).
+# KX_CONV_TEMPLATE=conv_wgmma times the Hopper template instead (layers it cannot run, channel
+# counts the TMA cannot copy or strided backward data, are reported as refused).
 set -uo pipefail
 out=$1; shift
 template=${KX_CONV_TEMPLATE:-conv}
 directions=("$@")
 ((${#directions[@]})) || directions=(fwd bwd_data bwd_weight)
-[[ $template == conv_wgmma && ${#directions[@]} == 3 ]] && directions=(fwd bwd_data)
 kx=${KX:-build/bin/kx}
 mkdir -p "$out"
 runs=$out/${template}_runs.jsonl
@@ -53,6 +51,15 @@ config_for() {  # direction gemmM gemmN gemmK [channels]
     # Many output pixels: 256-pixel tiles (two row blocks a consumer), four stages to fit.
     if ((m >= 200000 || (n >= 128 && m >= 32768))); then mt=2; stages=4; fi
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
+    if [[ $dir == bwd_weight ]]; then  # rows: taps x channels (n), columns: filters (m), K: pixels
+      wbn=64; ((m >= 128)) && wbn=128
+      local rows=$(( (n / c) * ((c + 63) / 64) * 64 ))
+      # 256-row tiles, and enough Split-K slices for about one wave of 132 SMs.
+      local tiles=$(( ((rows + 255) / 256) * ((m + wbn - 1) / wbn) )) split=1
+      while ((split < 32 && tiles * split < 100 && k / (split * 2) >= 1024)); do split=$((split * 2)); done
+      echo "direction=bwd_weight,BN=$wbn,MT=2,STAGES=4,SLICE=64,SPLITK=$split"
+      return
+    fi
     echo "direction=$dir,BN=$wbn,MT=$mt,STAGES=$stages,SLICE=$slice"
     return
   fi
@@ -85,7 +92,7 @@ for layer in "${layers[@]}"; do
     case $dir in
       fwd) cfg=$(config_for fwd $pix $k $((taps * c)) $c) ;;
       bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k) ;;
-      bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix) ;;
+      bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix $c) ;;
     esac
     $kx run "$template" --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
     python3 - /tmp/kx-conv.json /tmp/kx-conv.err "$name" "$set" "$dir" "$cfg" "$sizes" >> "$runs" <<'PY'

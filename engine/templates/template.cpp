@@ -336,10 +336,13 @@ std::vector<long long> evaluateWithin(const std::vector<std::string>& exprs, con
 // TMA's ranges (boxes of 1..256 elements a dimension; an im2col column of at most 256 channels
 // and 1024 pixels, its corners within the signed range the rank leaves them, traversal strides
 // 1..8) and dims that fit the buffer they describe.
-void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& swizzle, const std::vector<ResolvedArg>& earlier,
-                      ResolvedArg& r) {
+void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& of, const std::string& swizzle,
+                      const std::vector<ResolvedArg>& earlier, ResolvedArg& r) {
     const std::string what = "tensor map '" + a.name + "'";
-    r.of = a.of;
+    r.of = of;
+    const auto described = std::find_if(earlier.begin(), earlier.end(), [&](const ResolvedArg& b) { return b.name == of; });
+    if (described == earlier.end() || (described->role != "in" && described->role != "out" && described->role != "inout" && described->role != "scratch"))
+        throw InputError(what + ": of=\"" + of + "\" is no earlier buffer argument (in, out, inout or scratch)");
     r.mode = a.mode;
     r.swizzle = swizzle;
     if (!isTensorMapSwizzle(swizzle)) {  // an expression giving the bytes
@@ -369,9 +372,8 @@ void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::stri
         r.box = evaluateWithin(a.box, vars, what + ": box size", 1, 256, "TMA boxes are 1 to 256 elements per dimension");
     }
     r.strides = evaluateWithin(a.strides, vars, what + ": traversal stride", 1, 8, "TMA traversal strides are 1 to 8");
-    const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ResolvedArg& b) { return b.name == a.of; });
-    if (buffer != earlier.end() && elements > buffer->count)
-        throw InputError(what + " spans " + std::to_string(elements) + " elements, but '" + a.of + "' holds " + std::to_string(buffer->count));
+    if (elements > described->count)
+        throw InputError(what + " spans " + std::to_string(elements) + " elements, but '" + of + "' holds " + std::to_string(described->count));
 }
 
 }  // namespace
@@ -393,7 +395,8 @@ std::vector<ResolvedArg> Template::resolveArgs(const Config& config, const Arch&
         } else if (a.role == "scalar") {
             r.value = evaluateExpression(a.value, vars);
         } else if (a.role == "tensor_map") {
-            resolveTensorMap(a, vars, substitute(a.swizzle, text, m_manifest.manifestFile, a.line), out, r);
+            resolveTensorMap(a, vars, substitute(a.of, text, m_manifest.manifestFile, a.line), substitute(a.swizzle, text, m_manifest.manifestFile, a.line),
+                             out, r);
         } else if (a.role != "pass") {
             r.count = toCount(evaluateExpression(a.count, vars), "arg '" + a.name + "' of " + m_manifest.id + ": element count " + a.count);
             if (r.count < 0) throw InputError("arg '" + a.name + "' of " + m_manifest.id + " would have " + std::to_string(r.count) + " elements");

@@ -179,9 +179,10 @@ TEST_CASE("conv: every direction, layout and dtype at every awkward size", "[gpu
                 }
 }
 
-// conv_wgmma: both directions, both dtypes and both stage widths at every awkward size that
-// suits them (backward data needs stride 1): each direction must run at four configs and sizes
-// at least.
+// conv_wgmma: every direction, both dtypes and both stage widths at every awkward size that
+// suits them (backward data needs stride 1), and bwd_weight with Split-K, more slices than
+// stages included (empty slices must still write their zero partial sums): each direction must
+// run at four configs and sizes at least.
 TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward size", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
@@ -189,14 +190,16 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
         WARN("conv_wgmma needs sm_90a; this GPU is " << fixture().arch->name);
         return;
     }
-    for (const std::string direction : {"fwd", "bwd_data"}) {
-        int ran = 0;
+    for (const std::string direction : {"fwd", "bwd_data", "bwd_weight"}) {
+        std::vector<std::map<std::string, std::string>> configs;
         for (const std::string dtype : {"f16", "bf16"})
-            for (const std::string slice : {"64", "32"})
-                for (const SizeMap& sizes : t->testSizes()) {
-                    const Config config = t->withValues(t->defaultConfig(), {{"direction", direction}, {"dtype", dtype}, {"SLICE", slice}});
-                    if (runChecked(*t, config, sizes)) ++ran;
-                }
+            for (const std::string slice : {"64", "32"}) configs.push_back({{"direction", direction}, {"dtype", dtype}, {"SLICE", slice}});
+        if (direction == "bwd_weight")
+            for (const std::string split : {"2", "32"}) configs.push_back({{"direction", direction}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}});
+        int ran = 0;
+        for (const auto& values : configs)
+            for (const SizeMap& sizes : t->testSizes())
+                if (runChecked(*t, t->withValues(t->defaultConfig(), values), sizes)) ++ran;
         INFO(direction);
         CHECK(ran >= 4);
     }

@@ -116,6 +116,19 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     CHECK(maps["tmA"].upper == std::vector<long long>{-3, -1, 0});
     CHECK(maps["tmA"].strides == std::vector<long long>{1, 1, 1, 1, 1});
     CHECK(maps["tmB"].box == std::vector<long long>{64, 1, 64, 1});
+    // Backward weight gathers x (B) through the im2col map, pixels as the column, and copies
+    // dy (A) as filters x groups x pixels: the maps' buffers follow the direction.
+    const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"SPLITK", "4"}});
+    CHECK(t->validate(weights, *arch).empty());
+    maps.clear();
+    for (const ResolvedArg& a : t->resolveArgs(weights, *arch, sizes))
+        if (a.role == "tensor_map") maps[a.name] = a;
+    CHECK(maps["tmA"].of == "B");
+    CHECK(maps["tmA"].dims == std::vector<long long>{48, 9, 7, 1, 2});
+    CHECK(maps["tmA"].box == std::vector<long long>{64, 64});
+    CHECK(maps["tmB"].of == "A");
+    CHECK(maps["tmB"].dims == std::vector<long long>{40, 3, 2 * 7 * 7, 1});  // N Ho Wo: Wo = (9 + 2*3 - 2*(2-1) - 1) / 2 + 1 = 7
+    CHECK(maps["tmB"].swizzle == "128B");
     // 32 channels a stage: A's rows are 64 bytes (the 64-byte swizzle); the filter's mn-major
     // slices keep 128-byte rows and the 128-byte swizzle, forward's k-major rows follow A.
     for (const std::string direction : {"fwd", "bwd_data"}) {
@@ -228,8 +241,11 @@ TEST_CASE("a problem that breaks a template's requirement is refused with its me
     CHECK_THAT(strided, Catch::Contains("this problem does not suit conv_wgmma") && Catch::Contains("strides 1, 2, 2") &&
                             Catch::Contains("conv template"));
     CHECK_THROWS_WITH(t->resolveArgs(backward, *arch, t->withSizes({{"stride_h", "2"}})), Catch::Contains("stride phase"));
-    // Forward takes strides, but not channel counts the TMA cannot copy.
+    // Forward and backward weight take strides, but not channel counts the TMA cannot copy.
     CHECK(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"stride_h", "2"}})).empty());
+    const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}});
+    CHECK(t->problemRefusal(weights, *arch, t->withSizes({{"stride_h", "2"}})).empty());
+    CHECK_THAT(t->problemRefusal(weights, *arch, t->withSizes({{"K", "12"}})), Catch::Contains("K = 12"));
     CHECK_THAT(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"C", "12"}})),
-               Catch::Contains("C (12)") && Catch::Contains("multiples of 8"));
+               Catch::Contains("C = 12") && Catch::Contains("multiples of 8"));
 }
