@@ -7,14 +7,17 @@
 //   bwd_data    A = dy (input pixel, tap*K + k)      B = w  (tap*K + k, c)       D = dx (pixel, c)
 //   bwd_weight  A = dy (output pixel, k)^T           B = x  (output pixel, tap*C + c)   D = dw (k, tap*C + c)
 // where a tap is a filter position (z, y, x) and pixels are numbered as the tensor stores them.
+// bwd_data with a stride > 1 runs one such GEMM per stride phase class ([SECTION] Stride phases).
 //
 // Index
 //   [SECTION] Configuration      the parameters as constants
 //   [SECTION] PTX wrappers       cp.async, ldmatrix, mma.sync
 //   [SECTION] Problem            sizes, and division by a size
+//   [SECTION] Stride phases      strided bwd_data as one stride-1 GEMM per stride phase class
 //   [SECTION] Gather             where element (row, column) of A and B lives in its tensor
 //   [SECTION] Global -> shared   one pipeline stage of a tile
-//   [SECTION] Kernel             the k-loop pipeline (gemm_mma's), fragments, epilogue
+//   [SECTION] Kernel             the k-loop pipeline (gemm_mma's), fragments, epilogue; the
+//                                kernel and its `_phases` twin for strided bwd_data
 //   [SECTION] Split-K finish     bwd_weight's partial sums added and rounded
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
@@ -278,11 +281,24 @@ __device__ __forceinline__ int chunkOffset(int row, int chunk) { return swizzled
 
 // [SECTION] Problem
 
+// Where a stride phase class's taps and pixels lie in the whole w and dx ([SECTION] Stride
+// phases): the class's tap (z, y, x) is tap firstTap + z*tapStride[0] + y*tapStride[1] +
+// x*tapStride[2] of w's `taps`, and its pixel (d, h, w) of an image likewise one of dx's `pixels`.
+struct PhaseView {
+    int firstTap, tapStride[3], taps;
+    int firstPixel, pixelStride[3], pixels;
+};
+
 struct Problem {
     int N, G, C, K, Di, Hi, Wi, Z, Y, X, sd, sh, sw, pd, ph, pw, dd, dh, dw;
     int Do, Ho, Wo;
     int M, Ngemm, Kgemm;  // the implicit GEMM of one group
     int g;                // this block's group
+    // bwd_data split by stride phase: the sizes above are one phase class's stride-1 problem, and
+    // view maps its taps and pixels back into w and dx. makeProblem sets `phased` to the constant
+    // false, so the unsplit kernel's compiler drops every use of it.
+    bool phased;
+    PhaseView view;
 };
 
 // q = a / d and r = a % d for 0 <= a, 0 < d, both sizes known only at run time. An integer
@@ -302,6 +318,87 @@ __device__ __forceinline__ int divmod(int& r, int a, int d) {
     while (r >= d) { ++q; r -= d; }
     return q;
 }
+
+// [SECTION] Stride phases
+//
+// bwd_data with stride s along an axis: input pixel i meets tap t only when s divides
+// i + pad - t*dil, which depends on i only through its phase i mod s. The pixels of one phase
+// all meet the same taps, t = first + step*j with step = s / gcd(s, dil), from output pixel
+// (i + pad - t*dil) / s. So the `phases` kernel gives each block one phase class (a phase per
+// axis): its GEMM rows are the class's pixels and its K the class's taps, and no tile multiplies
+// the zeros of a tap that skips its pixels. A class is itself a stride-1 backward-data
+// convolution: pixel j of the class (i = phase + s*j) meets its tap jt from output pixel
+// j + corner - jt*dil', with corner = (phase + pad - first*dil) / s (exact) and dil' = dil*step/s,
+// which is the stride-1 rule with pad corner and dilation dil'. The gather runs it as such; only
+// w's taps and dx's pixels are mapped back (wholeTap, wholePixel).
+
+__device__ __forceinline__ int greatestCommonDivisor(int a, int b) {
+    while (b != 0) {
+        const int r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+// One axis of the class of phase `phase`: extent, filter, stride, pad and dil are the problem's
+// fields for that axis (Di, Z, sd, pd, dd ...), rewritten into the class's stride-1 problem.
+// Returns the step between the class's taps, and their first in `first`. A class may have no
+// taps (a filter shorter than the stride): its K is empty and its pixels receive zeros. It may
+// have no pixels (an extent below the stride): its blocks return at once.
+__device__ __forceinline__ int splitAxis(int phase, int& first, int& extent, int& filter, int& stride, int& pad, int& dil) {
+    const int step = stride / greatestCommonDivisor(stride, dil);
+    first = 0;  // the first tap that meets this phase, if one of the first `step` does
+    while (first < step && (phase + pad - first * dil) % stride != 0) ++first;
+    const int taps = first < step && first < filter ? (filter - first + step - 1) / step : 0;
+    extent = (extent - phase + stride - 1) / stride;
+    filter = taps;
+    pad = taps > 0 ? (phase + pad - first * dil) / stride : 0;
+    dil = dil * step / stride;
+    stride = 1;
+    return step;
+}
+
+// Phase class `index` (phases fastest along width) of a strided bwd_data problem.
+__device__ __forceinline__ Problem phaseClass(const Problem& whole, int index) {
+    Problem p = whole;
+    int phaseW, phaseH, firstD, firstH, firstW;
+    const int rest = divmod(phaseW, index, p.sw);
+    const int phaseD = divmod(phaseH, rest, p.sh);
+    const int stepD = splitAxis(phaseD, firstD, p.Di, p.Z, p.sd, p.pd, p.dd);
+    const int stepH = splitAxis(phaseH, firstH, p.Hi, p.Y, p.sh, p.ph, p.dh);
+    const int stepW = splitAxis(phaseW, firstW, p.Wi, p.X, p.sw, p.pw, p.dw);
+    p.phased = true;
+    p.M = p.N * p.Di * p.Hi * p.Wi;
+    p.Kgemm = p.Z * p.Y * p.X * p.K;
+    p.view = {(firstD * whole.Y + firstH) * whole.X + firstW,
+              {stepD * whole.Y * whole.X, stepH * whole.X, stepW},
+              whole.Z * whole.Y * whole.X,
+              (phaseD * whole.Hi + phaseH) * whole.Wi + phaseW,
+              {whole.sd * whole.Hi * whole.Wi, whole.sh * whole.Wi, whole.sw},
+              whole.Di * whole.Hi * whole.Wi};
+    return p;
+}
+
+// The index in the whole filter of the class's tap (z, y, x).
+__device__ __forceinline__ int wholeTap(const Problem& p, int z, int y, int x) {
+    return p.view.firstTap + z * p.view.tapStride[0] + y * p.view.tapStride[1] + x * p.view.tapStride[2];
+}
+
+// The index in the whole dx of the class's input pixel m.
+__device__ __forceinline__ int wholePixel(const Problem& p, int m) {
+    int w, h, d;
+    int rest = divmod(w, m, p.Wi);
+    rest = divmod(h, rest, p.Hi);
+    const int n = divmod(d, rest, p.Di);
+    return n * p.view.pixels + p.view.firstPixel + d * p.view.pixelStride[0] + h * p.view.pixelStride[1] + w * p.view.pixelStride[2];
+}
+
+// The taps of w and the pixels of an image of dx: a phase class's own sizes count only its own.
+__device__ __forceinline__ long long filterTaps(const Problem& p) {
+    return p.phased ? p.view.taps : static_cast<long long>(p.Z) * p.Y * p.X;
+}
+__device__ __forceinline__ int inputPixelsPerImage(const Problem& p) { return p.phased ? p.view.pixels : p.Di * p.Hi * p.Wi; }
 
 // [SECTION] Gather
 //
@@ -374,8 +471,8 @@ __device__ __forceinline__ Coord outputPixel(const Problem& p, const PixelWalk& 
 }
 
 // A filter position t = tap * channels + c (tap = (z, y, x)): its dilated offsets and channel;
-// base holds the tap index, step its offset from a window's corner in a tensor of H x W pixels
-// with the given element strides (sign -1: the tap is subtracted, as bwd_data's is).
+// base holds the tap's index in w, step its offset from a window's corner in a tensor of H x W
+// pixels with the given element strides (sign -1: the tap is subtracted, as bwd_data's is).
 __device__ __forceinline__ Coord filterTap(const Problem& p, int t, int channels, bool ok, int H, int W, long long pixelStride,
                                            long long channelStride, int sign) {
     int c, x, y;
@@ -384,13 +481,13 @@ __device__ __forceinline__ Coord filterTap(const Problem& p, int t, int channels
     const int z = divmod(y, rest, p.Y);
     const int dz = z * p.dd, dy = y * p.dh, dx = x * p.dw;
     const long long pixel = (static_cast<long long>(dz) * H + dy) * W + dx;
-    return {tap, sign * pixel * pixelStride + c * channelStride, dz, dy, dx, c, ok};
+    return {p.phased ? wholeTap(p, z, y, x) : tap, sign * pixel * pixelStride + c * channelStride, dz, dy, dx, c, ok};
 }
 
 // The offset of w at (group g, filter k, tap, channel c).
 __device__ __forceinline__ long long filterOffset(const Problem& p, int k, long long tap, int c) {
     const long long filter = static_cast<long long>(p.g) * p.K + k;
-    const long long taps = static_cast<long long>(p.Z) * p.Y * p.X;
+    const long long taps = filterTaps(p);
     if constexpr (kChannelsLast) return (filter * taps + tap) * p.C + c;
     else return (filter * p.C + c) * taps + tap;
 }
@@ -467,7 +564,9 @@ __device__ __forceinline__ long long offsetOf(const Problem& p, const Coord& f, 
     } else if constexpr (kDir == 1) {
         if constexpr (Operand == 0) {
             // Input pixel i meets tap t from output pixel o = (i + pad - t*dil) / stride, when
-            // that divides exactly and lands inside the output.
+            // that divides exactly and lands inside the output. A phase class has stride 1; the
+            // unsplit kernel keeps the division so that it is right for any stride on its own
+            // (the manifest launches the phases kernel for a stride > 1).
             const int nd = f.p0 - m.p0, nh = f.p1 - m.p1, nw = f.p2 - m.p2;
             if ((p.sd | p.sh | p.sw) == 1) {  // stride 1: o = i + pad - t*dil, one add
                 if (static_cast<unsigned>(nd) >= static_cast<unsigned>(p.Do) || static_cast<unsigned>(nh) >= static_cast<unsigned>(p.Ho) ||
@@ -592,12 +691,15 @@ __device__ __forceinline__ bool aligned16(const void* q) { return reinterpret_ca
 
 // [SECTION] Epilogue addressing
 
-// The offset of D's element (m, n) in its tensor.
+// The row of D's tensor that GEMM row m is: m, or a phase class's pixel as a pixel of the whole dx.
+__device__ __forceinline__ int resultRow(const Problem& p, int m) { return p.phased ? wholePixel(p, m) : m; }
+
+// The offset of D's element (m, n) in its tensor, m a row of the tensor (resultRow).
 __device__ __forceinline__ long long resultOffset(const Problem& p, int m, int n) {
     if constexpr (kDir == 0) {
         return outputOffset(p, m, n);
     } else if constexpr (kDir == 1) {
-        return activationOffset(p, m, p.Di * p.Hi * p.Wi, p.C, n);
+        return activationOffset(p, m, inputPixelsPerImage(p), p.C, n);
     } else {
         int c;
         const int tap = divmod(c, n, p.C);
@@ -616,6 +718,7 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.Ngemm = kDir == 0 ? K : kDir == 1 ? C : taps * C;
     p.Kgemm = kDir == 0 ? taps * C : kDir == 1 ? taps * K : outPixels;
     p.g = 0;
+    p.phased = false;
     return p;
 }
 
@@ -630,8 +733,73 @@ using namespace kx_conv;
 
 // [SECTION] Kernel
 
-extern "C" __global__ void __launch_bounds__(kThreads)
-    conv_fwd_f16_nhwgc_128x64x32_w64x32_s4_k1(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ D, float* __restrict__ partials, KX_CONV_SIZES) {
+// Where this lane's ldmatrix rows start in a stage, for k-step 0 (bytes from the tile).
+// K-major A (rows m): lanes 0-15 give rows 0-15 at k 0-7, lanes 16-31 the same rows at k 8-15;
+// later k-steps are 2*kk chunks along, an XOR under the swizzle.
+// MN-major A (rows k, transposed): matrix lane/8 is (m 0-7 | 8-15) x (k 0-7 | 8-15) as a0..a3
+// want; later k-steps are 16 rows down.
+// B, two mma tiles of 8 columns per ldmatrix.x4. K-major (rows n): n = (lane/16)*8 + lane%8 at
+// k chunk (lane/8)%2. MN-major (rows k, transposed): k = ((lane/8)%2)*8 + lane%8 at n chunk lane/16.
+__device__ __forceinline__ void fragmentOffsets(int (&aOffset)[kMmaM], int (&bOffset)[kMmaN / 2], int warpM, int warpN, int lane) {
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi) {
+        const int m0 = warpM * kWM + mi * 16;
+        if constexpr (kAKMajor)
+            aOffset[mi] = chunkOffset<kAChunksPerRow>(m0 + lane % 16, lane / 16) * 16;
+        else
+            aOffset[mi] = chunkOffset<kAChunksPerRow>((lane / 16) * 8 + lane % 8, m0 / kChunk + (lane / 8) % 2) * 16;
+    }
+#pragma unroll
+    for (int nj = 0; nj < kMmaN / 2; ++nj) {
+        const int n0 = warpN * kWN + nj * 16;
+        if constexpr (kBKMajor)
+            bOffset[nj] = chunkOffset<kBChunksPerRow>(n0 + (lane / 16) * 8 + lane % 8, (lane / 8) % 2) * 16;
+        else
+            bOffset[nj] = chunkOffset<kBChunksPerRow>(((lane / 8) % 2) * 8 + lane % 8, n0 / kChunk + lane / 16) * 16;
+    }
+}
+
+// Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two adjacent
+// columns each, stored as one pair when pairOk. With Split-K the fp32 sums go to slice `split`
+// of partials.
+__device__ __forceinline__ void storeResult(const Problem& p, T* __restrict__ D, float* __restrict__ partials, const float (&acc)[kMmaM][kMmaN][4],
+                                            int rowBase, int colBase, unsigned split, int lane, bool pairOk) {
+    const long long sliceElems = static_cast<long long>(p.M) * p.Ngemm;
+    float* slice = partials + (static_cast<long long>(split) * p.G + p.g) * sliceElems;
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int m = rowBase + mi * 16 + lane / 4 + half * 8;
+            if (m >= p.M) continue;
+            const int row = resultRow(p, m);
+#pragma unroll
+            for (int ni = 0; ni < kMmaN; ++ni) {
+                const int n = colBase + ni * 8 + (lane % 4) * 2;
+                const float x0 = acc[mi][ni][2 * half], x1 = acc[mi][ni][2 * half + 1];
+                if (kSplitK > 1) {
+                    float* q = slice + static_cast<long long>(m) * p.Ngemm + n;
+                    if (n < p.Ngemm) q[0] = x0;
+                    if (n + 1 < p.Ngemm) q[1] = x1;
+                } else if (pairOk && n + 1 < p.Ngemm) {
+                    struct alignas(2 * sizeof(T)) Pair { T v[2]; } pair;
+                    pair.v[0] = T(x0);
+                    pair.v[1] = T(x1);
+                    *reinterpret_cast<Pair*>(D + resultOffset(p, row, n)) = pair;
+                } else {
+                    if (n < p.Ngemm) D[resultOffset(p, row, n)] = T(x0);
+                    if (n + 1 < p.Ngemm) D[resultOffset(p, row, n + 1)] = T(x1);
+                }
+            }
+        }
+    }
+}
+
+// One block of the implicit GEMM: of the whole convolution, or, with Phased (bwd_data with a
+// stride > 1, [SECTION] Stride phases), of one stride phase class.
+template <bool Phased>
+__device__ __forceinline__ void convolve(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ D, float* __restrict__ partials,
+                                         KX_CONV_SIZES) {
     extern __shared__ __align__(128) unsigned char smem[];
     const unsigned smemBase = smemAddress(smem);
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -644,13 +812,23 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     // Column tiles vary fastest: the blocks running together share their rows of A (the
     // expensive gather) and read all of B, which is small and stays in L2.
     const int blocksN = (p.Ngemm + kBN - 1) / kBN;
-    const int blockM = static_cast<int>(blockIdx.x) / blocksN * kBM;
-    const int blockN = static_cast<int>(blockIdx.x) % blocksN * kBN;
+    int tile = static_cast<int>(blockIdx.x), split = static_cast<int>(blockIdx.z);
+    if constexpr (Phased) {
+        // Block x is (row tile, phase class, column tile): the classes of a row tile run side by
+        // side and read the same pixels of dy, from L2. The grid has the rows of the largest class.
+        const int classes = p.sd * p.sh * p.sw, column = tile % blocksN, rowAndClass = tile / blocksN;
+        p = phaseClass(p, rowAndClass % classes);
+        tile = rowAndClass / classes * blocksN + column;
+        split = 0;
+    }
+    const int blockM = tile / blocksN * kBM;
+    const int blockN = tile % blocksN * kBN;
+    if (Phased && blockM >= p.M) return;  // past the rows of a class smaller than phase 0
 
     // This block's share of the K loop: all of it, or one split of it (bwd_weight).
     const int kTilesAll = (p.Kgemm + kBK - 1) / kBK;
     const int perSplit = (kTilesAll + kSplitK - 1) / kSplitK;
-    const int ktBegin = min(kTilesAll, static_cast<int>(blockIdx.z) * perSplit);
+    const int ktBegin = min(kTilesAll, split * perSplit);
     const int kTiles = min(kTilesAll, ktBegin + perSplit) - ktBegin;
 
     // One cp.async per chunk needs 8 contiguous channels that share a fate, 16-byte aligned.
@@ -670,31 +848,9 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         bLoader.load(p, B, aTile + kATileBytes, k0, bVector);
     };
 
-    // Where this lane's ldmatrix rows start in a stage, for k-step 0 (bytes from the tile).
-    // K-major A (rows m): lanes 0-15 give rows 0-15 at k 0-7, lanes 16-31 the same rows at k 8-15;
-    // later k-steps are 2*kk chunks along, an XOR under the swizzle.
-    // MN-major A (rows k, transposed): matrix lane/8 is (m 0-7 | 8-15) x (k 0-7 | 8-15) as a0..a3
-    // want; later k-steps are 16 rows down.
     int aOffset[kMmaM];
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi) {
-        const int m0 = warpM * kWM + mi * 16;
-        if constexpr (kAKMajor)
-            aOffset[mi] = chunkOffset<kAChunksPerRow>(m0 + lane % 16, lane / 16) * 16;
-        else
-            aOffset[mi] = chunkOffset<kAChunksPerRow>((lane / 16) * 8 + lane % 8, m0 / kChunk + (lane / 8) % 2) * 16;
-    }
-    // B, two mma tiles of 8 columns per ldmatrix.x4. K-major (rows n): n = (lane/16)*8 + lane%8 at
-    // k chunk (lane/8)%2. MN-major (rows k, transposed): k = ((lane/8)%2)*8 + lane%8 at n chunk lane/16.
     int bOffset[kMmaN / 2];
-#pragma unroll
-    for (int nj = 0; nj < kMmaN / 2; ++nj) {
-        const int n0 = warpN * kWN + nj * 16;
-        if constexpr (kBKMajor)
-            bOffset[nj] = chunkOffset<kBChunksPerRow>(n0 + (lane / 16) * 8 + lane % 8, (lane / 8) % 2) * 16;
-        else
-            bOffset[nj] = chunkOffset<kBChunksPerRow>(((lane / 8) % 2) * 8 + lane % 8, n0 / kChunk + lane / 16) * 16;
-    }
+    fragmentOffsets(aOffset, bOffset, warpM, warpN, lane);
 
     float acc[kMmaM][kMmaN][4];
     zeroAccumulators(acc);
@@ -738,38 +894,21 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     });
     cpAsyncWait<0>();  // no copy may still be writing shared memory when the block exits
 
-    // Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two
-    // adjacent columns each. With Split-K the fp32 sums go to this split's slice of partials.
     const int nContiguous = kDir == 0 ? K : kDir == 1 ? C : p.Ngemm;
     const bool pairOk = kChannelsLast && nContiguous % 2 == 0 && reinterpret_cast<unsigned long long>(D) % (2 * sizeof(T)) == 0;
-    const long long sliceElems = static_cast<long long>(p.M) * p.Ngemm;
-    float* slice = partials + (static_cast<long long>(blockIdx.z) * p.G + p.g) * sliceElems;
-#pragma unroll
-    for (int mi = 0; mi < kMmaM; ++mi) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int m = blockM + warpM * kWM + mi * 16 + lane / 4 + half * 8;
-            if (m >= p.M) continue;
-#pragma unroll
-            for (int ni = 0; ni < kMmaN; ++ni) {
-                const int n = blockN + warpN * kWN + ni * 8 + (lane % 4) * 2;
-                const float x0 = acc[mi][ni][2 * half], x1 = acc[mi][ni][2 * half + 1];
-                if (kSplitK > 1) {
-                    float* q = slice + static_cast<long long>(m) * p.Ngemm + n;
-                    if (n < p.Ngemm) q[0] = x0;
-                    if (n + 1 < p.Ngemm) q[1] = x1;
-                } else if (pairOk && n + 1 < p.Ngemm) {
-                    struct alignas(2 * sizeof(T)) Pair { T v[2]; } pair;
-                    pair.v[0] = T(x0);
-                    pair.v[1] = T(x1);
-                    *reinterpret_cast<Pair*>(D + resultOffset(p, m, n)) = pair;
-                } else {
-                    if (n < p.Ngemm) D[resultOffset(p, m, n)] = T(x0);
-                    if (n + 1 < p.Ngemm) D[resultOffset(p, m, n + 1)] = T(x1);
-                }
-            }
-        }
-    }
+    storeResult(p, D, partials, acc, blockM + warpM * kWM, blockN + warpN * kWN, static_cast<unsigned>(split), lane, pairOk);
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads)
+    conv_fwd_f16_nhwgc_128x64x32_w64x32_s4_k1(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ D, float* __restrict__ partials, KX_CONV_SIZES) {
+    convolve<false>(A, B, D, partials, KX_CONV_SIZE_NAMES);
+}
+
+// Launched instead of the kernel above for bwd_data with a stride > 1, so that the kernel above
+// keeps its code and registers. Empty in the other directions.
+extern "C" __global__ void __launch_bounds__(kThreads)
+    conv_fwd_f16_nhwgc_128x64x32_w64x32_s4_k1_phases(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ D, float* __restrict__ partials, KX_CONV_SIZES) {
+    if constexpr (kDir == 1) convolve<true>(A, B, D, partials, KX_CONV_SIZE_NAMES);
 }
 
 // [SECTION] Split-K finish
