@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using namespace kx::engine;
 using kx::test::sourceDir;
 
@@ -27,6 +29,14 @@ const LoadError* errorFor(const std::string& folder) {
     for (const LoadError& e : fixtures().errors())
         if (e.file.find(folder + "/") != std::string::npos) return &e;
     return nullptr;
+}
+
+// The tensor-map args of a config at some sizes, by name.
+std::map<std::string, ResolvedArg> tensorMaps(const Template& t, const Config& config, const Arch& arch, const SizeMap& sizes) {
+    std::map<std::string, ResolvedArg> maps;
+    for (const ResolvedArg& a : t.resolveArgs(config, arch, sizes))
+        if (a.role == "tensor_map") maps[a.name] = a;
+    return maps;
 }
 
 }  // namespace
@@ -86,9 +96,7 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     CHECK_FALSE(t->validate(t->defaultConfig(), *arches().findArch("sm_90")).empty());
     const SizeMap sizes = t->withSizes({{"N", "2"}, {"G", "3"}, {"C", "16"}, {"K", "40"}, {"Hi", "7"}, {"Wi", "9"}, {"X", "2"},
                                         {"stride_w", "2"}, {"pad_w", "3"}, {"dil_w", "2"}});
-    std::map<std::string, ResolvedArg> maps;
-    for (const ResolvedArg& a : t->resolveArgs(t->defaultConfig(), *arch, sizes))
-        if (a.role == "tensor_map") maps[a.name] = a;
+    std::map<std::string, ResolvedArg> maps = tensorMaps(*t, t->defaultConfig(), *arch, sizes);
     REQUIRE(maps.size() == 2);
     const ResolvedArg& x = maps["tmA"];
     CHECK(x.mode == "im2col");
@@ -108,9 +116,7 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     CHECK(t->validate(backward, *arch).empty());
     const SizeMap unitStride = t->withSizes({{"N", "2"}, {"G", "3"}, {"C", "16"}, {"K", "40"}, {"Hi", "7"}, {"Wi", "9"}, {"X", "2"},
                                              {"pad_w", "3"}, {"dil_w", "2"}});
-    maps.clear();
-    for (const ResolvedArg& a : t->resolveArgs(backward, *arch, unitStride))
-        if (a.role == "tensor_map") maps[a.name] = a;
+    maps = tensorMaps(*t, backward, *arch, unitStride);
     CHECK(maps["tmA"].dims == std::vector<long long>{120, 13, 7, 1, 2});  // dy: G*K channels, Wo = 9 + 2*3 - 2*(2-1) - 1 + 1
     CHECK(maps["tmA"].lower == std::vector<long long>{1, -1, 0});
     CHECK(maps["tmA"].upper == std::vector<long long>{-3, -1, 0});
@@ -120,9 +126,7 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     // dy (A) as filters x groups x pixels: the maps' buffers follow the direction.
     const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"SPLITK", "4"}});
     CHECK(t->validate(weights, *arch).empty());
-    maps.clear();
-    for (const ResolvedArg& a : t->resolveArgs(weights, *arch, sizes))
-        if (a.role == "tensor_map") maps[a.name] = a;
+    maps = tensorMaps(*t, weights, *arch, sizes);
     CHECK(maps["tmA"].of == "B");
     CHECK(maps["tmA"].dims == std::vector<long long>{48, 9, 7, 1, 2});
     CHECK(maps["tmA"].box == std::vector<long long>{64, 64});
@@ -134,9 +138,7 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     for (const std::string direction : {"fwd", "bwd_data"}) {
         const Config narrow = t->withValues(t->defaultConfig(), {{"direction", direction}, {"SLICE", "32"}, {"BN", "64"}});
         CHECK(t->validate(narrow, *arch).empty());
-        maps.clear();
-        for (const ResolvedArg& a : t->resolveArgs(narrow, *arch, unitStride))
-            if (a.role == "tensor_map") maps[a.name] = a;
+        maps = tensorMaps(*t, narrow, *arch, unitStride);
         CHECK(maps["tmA"].swizzle == "64B");
         CHECK(maps["tmB"].swizzle == (direction == "fwd" ? "64B" : "128B"));
     }
@@ -206,9 +208,7 @@ TEST_CASE("gemm_wgmma's tensor maps follow the layout", "[templates][tensor_map]
         CAPTURE(e.layout);
         const Config config = t->withValues(t->defaultConfig(), {{"layout", e.layout}});
         CHECK(t->validate(config, *arch).empty());
-        std::map<std::string, ResolvedArg> maps;
-        for (const ResolvedArg& a : t->resolveArgs(config, *arch, sizes))
-            if (a.role == "tensor_map") maps[a.name] = a;
+        std::map<std::string, ResolvedArg> maps = tensorMaps(*t, config, *arch, sizes);
         REQUIRE(maps.size() == 2);
         CHECK(maps["tmA"].dims == e.aDims);
         CHECK(maps["tmA"].box == e.aBox);
