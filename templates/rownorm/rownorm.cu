@@ -35,6 +35,7 @@ constexpr int kMinBlocks = ${BLOCKS_HINT};  // blocks per SM the register alloca
 constexpr int kVec = ${VEC};
 constexpr int kRowTile = kRowThreads * kItems * kVec;  // columns one pass holds in registers
 constexpr bool kStageAsked = ${STAGE} != 0;
+constexpr int kWeightsMode = ${weights_code};  // gamma and beta: 0 loaded where used, 1 prefetched into L1, 2 loaded a chunk ahead into registers
 constexpr float kEps = ${EPS};
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kFoldChunks = kItems * kVec >= 64 ? 1 : 64 / (kItems * kVec);  // layernorm: chunks between folds
@@ -52,6 +53,11 @@ static_assert(kVec * sizeof(T) <= 16, "vector loads are at most 16 bytes");
 constexpr int kSub = kOp == 1 && kVec > 4 ? 4 : kVec;
 struct alignas(kSub * 4) Weights {
     float v[kSub];
+};
+constexpr int kSubs = kVec / kSub;
+// WEIGHTS=registers: one chunk's weights of a thread, loaded a chunk ahead.
+struct ChunkWeights {
+    Weights g[kItems][kSubs], b[kItems][kSubs];
 };
 
 template <class U> struct IsHalf { static constexpr bool value = false; };
@@ -351,6 +357,29 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
         }
     }
 
+    // The norms' weights of the write pass's first chunk, asked for now so that the row's
+    // reductions hide their latency (WEIGHTS=prefetch or registers).
+    const bool aheadWeights = kOp != 0 && kWeightsMode != 0 && vectorRows && rowValid;
+    auto weightsAhead = [&](int c, ChunkWeights& w) {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+            const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
+            if (col >= cols) continue;
+            if (kWeightsMode == 1) {
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(gamma + col));
+                if (kOp == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(beta + col));
+            } else {
+#pragma unroll
+                for (int s = 0; s < kSubs; ++s) {
+                    w.g[i][s] = *reinterpret_cast<const Weights*>(gamma + col + s * kSub);
+                    if (kOp == 1) w.b[i][s] = *reinterpret_cast<const Weights*>(beta + col + s * kSub);
+                }
+            }
+        }
+    };
+    ChunkWeights next = {};
+    if (aheadWeights) weightsAhead(0, next);
+
     // The row's statistic: y = (x - shift) * scale (norms), 2^((x - shift) log2 e - scale) (softmax).
     float shift = 0.0f, scale = 1.0f;
     if (kOp == 0) {
@@ -372,6 +401,8 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
     if (!rowValid) return;
     T* yRow = y + row * cols;
     for (int c = 0; c < chunks; ++c) {
+        const ChunkWeights mine = next;
+        if (aheadWeights && c + 1 < chunks) weightsAhead(c + 1, next);
         if (chunks > 1) load(c, false);
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
@@ -384,7 +415,10 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
             for (int e0 = 0; e0 < kVec; e0 += kSub) {
                 // gamma and beta, 4 columns at a time where the row allows.
                 Weights g = {}, be = {};
-                if (kOp != 0 && vectorRows) {
+                if (kOp != 0 && vectorRows && kWeightsMode == 2) {
+                    g = mine.g[i][e0 / kSub];
+                    be = mine.b[i][e0 / kSub];
+                } else if (kOp != 0 && vectorRows) {
                     g = *reinterpret_cast<const Weights*>(gamma + col + e0);
                     if (kOp == 1) be = *reinterpret_cast<const Weights*>(beta + col + e0);
                 } else if (kOp != 0) {
