@@ -5,6 +5,7 @@
 #include "arch/arch_database.hpp"
 #include "compile/variant_build.hpp"
 #include "run/variant_run.hpp"
+#include "sweep/preselected.hpp"
 #include "templates/template_library.hpp"
 #include "util/data_paths.hpp"
 
@@ -137,6 +138,24 @@ TEST_CASE("every parameter value of every template is correct", "[gpu][templates
             }
         }
         WARN(t->id() << ": " << ran << " configs run, " << skipped << " not valid on " << fixture().arch->name);
+    }
+}
+
+// The presets (`kx run --preset NAME`: a preselected set of one config for the device's arch)
+// are the configs users are pointed to: each at every awkward size.
+TEST_CASE("every preset of every template is correct at awkward sizes", "[gpu][templates]") {
+    for (const auto& t : fixture().templates.templates()) {
+        if (!selected(t->id()) || !t->hasLanguage("cuda")) continue;  // AMD-only templates cannot run here
+        int ran = 0;
+        for (const PreselectedSet& set : loadPreselected(*t)) {
+            if (set.configs.size() != 1 || !set.coversArch(fixture().arch->name)) continue;
+            const Config config = preselectedConfigs(set, t->defaultConfig()).front();
+            for (const SizeMap& sizes : t->testSizes()) {
+                INFO(t->id() << " --preset " << set.name);
+                if (runChecked(*t, config, sizes)) ++ran;
+            }
+        }
+        WARN(t->id() << ": " << ran << " preset runs");
     }
 }
 
