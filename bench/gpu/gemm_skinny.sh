@@ -15,8 +15,8 @@ kx=build/bin/kx
 mkdir -p "$out"
 if [[ $template == gemm_wgmma ]]; then
   # A and B swapped, so that M is the wgmma's narrow N (16 to 128) and N its 64-row side.
-  keys=(SWAP_AB STORE BN CONSUMERS STAGES SPLITK)
-  space=(--vary SWAP_AB=1 --vary STORE=direct --vary BN=16,32,64,128 --vary CONSUMERS=1,2 --vary STAGES=4,8,12 --vary SPLITK=1,2,3,4,6,8)
+  keys=(SWAP_AB STORE BN CONSUMERS MT CLUSTER_M STAGES SPLITK)
+  space=(--vary SWAP_AB=1 --vary STORE=direct --vary BN=16,32,64,128 --vary CONSUMERS=1,2 --vary MT=1,2 --vary CLUSTER_M=1,2 --vary STAGES=4,8,12 --vary SPLITK=1,2,3,4,6,8)
 else
   keys=(BM BN BK WM WN STAGES SPLITK)
   space=(--vary BM=32,64,128 --vary WM=32,64 --vary BN=64,128,256 --vary WN=32,64 --vary BK=32,64 --vary STAGES=3,4,6 --vary SPLITK=1,2,3,4,6,8,16)
