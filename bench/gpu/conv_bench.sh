@@ -41,8 +41,8 @@ layers=(
 # default 128 x 64 tile (32 wide when there are only 32 filters) and takes 64-deep stages when K is
 # long; bwd_data does best with eight 32 x 32 warps; bwd_weight takes wide tiles and Split-K so
 # that about two waves of blocks fill 132 SMs.
-config_for() {  # direction gemmM gemmN gemmK [channels]
-  local dir=$1 m=$2 n=$3 k=$4 c=${5:-64}
+config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases]
+  local dir=$1 m=$2 n=$3 k=$4 c=${5:-64} phases=${6:-1}
   if [[ $template == conv_wgmma ]]; then  # from conv_wgmma_candidates.sh on the H200
     local wbn=128 slice=64 mt=1 stages=6
     ((n <= 64)) && wbn=64
@@ -69,7 +69,14 @@ config_for() {  # direction gemmM gemmN gemmK [channels]
     fwd)
       if ((k >= 1152)); then echo "direction=fwd,BM=128,BN=$bn,WM=64,WN=32,BK=64,STAGES=3"
       else echo "direction=fwd,BM=128,BN=$bn,WM=64,WN=32,BK=32,STAGES=4"; fi ;;
-    bwd_data) echo "direction=bwd_data,BM=128,BN=$bn,WM=32,WN=32,BK=32,STAGES=4" ;;
+    bwd_data)
+      # Strided: each stride phase is a GEMM over its own taps, k / phases deep. A phase only a
+      # stage or two deep needs no deeper pipeline; a very tall one (ResNet's conv1, 1.6 M input
+      # pixels) takes 256-row tiles.
+      local phase_k=$((k / phases))
+      if ((phases > 1 && phase_k <= 128)); then echo "direction=bwd_data,BM=128,BN=$bn,WM=32,WN=32,BK=32,STAGES=2"
+      elif ((phases > 1 && m >= 1000000)); then echo "direction=bwd_data,BM=256,BN=$bn,WM=64,WN=32,BK=32,STAGES=3"
+      else echo "direction=bwd_data,BM=128,BN=$bn,WM=32,WN=32,BK=32,STAGES=4"; fi ;;
     bwd_weight)
       local wn=32
       if ((n >= 128)); then bn=128; wn=64; fi
@@ -83,15 +90,15 @@ for layer in "${layers[@]}"; do
   read -r name set n c k h w f s p dims <<< "$layer"
   if [[ $dims == 3d ]]; then
     sizes="N=$n,C=$c,K=$k,Di=$h,Hi=$h,Wi=$w,Z=$f,Y=$f,X=$f,stride_d=$s,stride_h=$s,stride_w=$s,pad_d=$p,pad_h=$p,pad_w=$p"
-    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o * o)); ipix=$((n * h * h * w)); taps=$((f * f * f))
+    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o * o)); ipix=$((n * h * h * w)); taps=$((f * f * f)); phases=$((s * s * s))
   else
     sizes="N=$n,C=$c,K=$k,Di=1,Hi=$h,Wi=$w,Z=1,Y=$f,X=$f,stride_d=1,stride_h=$s,stride_w=$s,pad_d=0,pad_h=$p,pad_w=$p"
-    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o)); ipix=$((n * h * w)); taps=$((f * f))
+    o=$(( (h + 2 * p - f) / s + 1 )); pix=$((n * o * o)); ipix=$((n * h * w)); taps=$((f * f)); phases=$((s * s))
   fi
   for dir in "${directions[@]}"; do
     case $dir in
       fwd) cfg=$(config_for fwd $pix $k $((taps * c)) $c) ;;
-      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k) ;;
+      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k $phases) ;;
       bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix $c) ;;
     esac
     $kx run "$template" --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
