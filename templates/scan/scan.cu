@@ -20,7 +20,7 @@
 // Index
 //   [SECTION] Configuration
 //   [SECTION] The operation     identity, combine, bit casts for the status words
-//   [SECTION] Tiles             loading and storing a tile: direct, or transposed through shared memory
+//   [SECTION] Tiles             a tile from load to store: in registers (direct) or in shared memory (transpose)
 //   [SECTION] Scans             thread, warp and block scans and reductions
 //   [SECTION] Tile status       the look-back's flags and values, and their memory ordering
 //   [SECTION] Kernel: look-back
@@ -109,41 +109,132 @@ __device__ __forceinline__ long long fromBits<long long>(unsigned long long bits
 
 // [SECTION] Tiles
 //
-// In registers, thread t holds elements t * kItems .. t * kItems + kItems - 1 of its tile (the
-// "blocked" arrangement): consecutive elements, which is what a sequential scan in registers
-// needs. Read straight from global memory that way (LOAD=direct), the 32 lanes of a warp read 32
-// addresses kItems elements apart, so one load instruction touches kItems times more cache lines
-// than it uses. LOAD=transpose has each warp read its own 32 * kItems elements "striped" (load i
-// of lane l reads element i * 32 + l of the warp's share: 32 neighbours, one full line per
-// instruction), write them to the warp's own part of shared memory, and read back its blocked
-// elements. Each warp only exchanges data with itself, so __syncwarp suffices: no block-wide
-// barrier. Stores do the same in reverse.
-// loadTile, with the tile's geometry, is in the configuration above (common/block_tile.cuh).
+// A thread scans kItems consecutive elements of its tile (the "blocked" arrangement): thread t
+// owns elements t * kItems .. t * kItems + kItems - 1. Read straight from global memory that way
+// (LOAD=direct), the 32 lanes of a warp read 32 addresses kItems elements apart, so one load
+// instruction touches kItems times more cache lines than it uses; the elements then stay in
+// registers until they are stored.
+//
+// LOAD=transpose has each warp read its own 32 * kItems elements "striped" (load i of lane l
+// reads element i * 32 + l of the warp's share: 32 neighbours, one full line per instruction)
+// and park them in its part of shared memory, where the tile then stays until it is stored:
+// threads read their blocked elements from there once to add up their totals, and once more,
+// after the look-back, to scan them in place; the warp then copies them out striped. Keeping the
+// tile in shared memory rather than in registers across the look-back costs one more pass over
+// shared memory but leaves the kernel needing few registers beyond the kItems loads in flight,
+// so more blocks fit on an SM and more loads are in flight: that, not the arithmetic, is what
+// bounds a scan. Each warp only exchanges data with itself, so __syncwarp suffices.
+//
+// Shared memory gets one spare slot after every 32 elements (padded(), common/block_tile.cuh), so
+// that lanes reading kItems apart do not all land in the same bank. Warp w's share starts at
+// padded(w * 32 * kItems) = w * 33 * kItems, and its striped element i * 32 + l sits 33 i + l
+// further on: constant offsets from one address per lane.
 
-// Writes v back to the elements loadTile read them from (those below `valid`). Every thread
-// must call it.
+// The first element of tile `tile`, and how many of its elements exist (1 .. kTile: the last
+// tile may be partial). Tile numbers and offsets fit an int since n does.
+struct Span {
+    int base, valid;
+};
+__device__ __forceinline__ Span spanOf(int tile, int n) {
+    const int base = tile * kTile;
+    return {base, n - base < kTile ? n - base : kTile};
+}
+
+// LOAD=transpose: copies the tile at `in` (its first element) into smem, `fill` past the `valid`
+// elements that exist. Every thread must call it.
 template <class V>
-__device__ __forceinline__ void storeTile(V* __restrict__ out, long long base, int valid, const V (&v)[kItems], V* smem) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (kDirect) {
+__device__ __forceinline__ void stageTile(const V* __restrict__ in, int valid, V fill, V* smem) {
+    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+    const int first = warp * 32 * kItems + lane;  // this lane's first striped element
+    const V* src = in + first;
+    // All kItems loads are issued before any is stored, so they are in flight together. A full
+    // tile (every tile but the last) needs no bounds checks.
+    V striped[kItems];
+    if (valid == kTile) {
 #pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-            const int j = tid * kItems + i;
-            if (j < valid) out[base + j] = v[i];
-        }
+        for (int i = 0; i < kItems; ++i) striped[i] = src[i * 32];
     } else {
-        const int lane = tid % 32, warpBase = (tid / 32) * 32 * kItems;
-        __syncwarp();  // every lane has finished reading the warp's buffer in loadTile
 #pragma unroll
-        for (int i = 0; i < kItems; ++i) smem[padded(tid * kItems + i)] = v[i];
-        __syncwarp();
+        for (int i = 0; i < kItems; ++i) striped[i] = first + i * 32 < valid ? src[i * 32] : fill;
+    }
+    V* dst = smem + warp * 33 * kItems + lane;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) dst[i * 33] = striped[i];
+    __syncwarp();
+}
+
+// LOAD=transpose: copies the tile from smem to `out` (its first element), the `valid` elements
+// that exist. Every thread must call it, after every lane of its warp wrote its elements.
+template <class V>
+__device__ __forceinline__ void unstageTile(V* __restrict__ out, int valid, const V* smem) {
+    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+    const int first = warp * 32 * kItems + lane;
+    const V* src = smem + warp * 33 * kItems + lane;
+    V* dst = out + first;
+    __syncwarp();  // the other lanes' blocked elements are in place
+    if (valid == kTile) {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) dst[i * 32] = src[i * 33];
+    } else {
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
-            const int j = warpBase + i * 32 + lane;
-            if (j < valid) out[base + j] = smem[padded(j)];
+            if (first + i * 32 < valid) dst[i * 32] = src[i * 33];
         }
     }
 }
+
+// A tile between its load and its store: the elements in registers (v, LOAD=direct) or in the
+// transpose buffer (smem, LOAD=transpose). Every thread must call each member.
+struct Tile {
+    T v[kDirect ? kItems : 1];
+    T* smem;
+
+    // Where this thread's blocked element i sits in the transpose buffer.
+    static __device__ __forceinline__ int slot(int i) { return padded(static_cast<int>(threadIdx.x) * kItems + i); }
+
+    __device__ __forceinline__ void load(const T* __restrict__ in, int valid) {
+        if constexpr (kDirect) {
+#pragma unroll
+            for (int i = 0; i < kItems; ++i) {
+                const int j = static_cast<int>(threadIdx.x) * kItems + i;
+                v[i] = j < valid ? in[j] : ScanOp::identity();
+            }
+        } else {
+            stageTile(in, valid, ScanOp::identity(), smem);
+        }
+    }
+
+    // The combination of this thread's kItems elements, in order.
+    __device__ __forceinline__ T threadTotal() const {
+        const ScanOp op{};
+        T total = kDirect ? v[0] : smem[slot(0)];
+#pragma unroll
+        for (int i = 1; i < kItems; ++i) total = op(total, kDirect ? v[i] : smem[slot(i)]);
+        return total;
+    }
+
+    // Replaces this thread's elements by their scan (inclusive or exclusive, as configured),
+    // seeded with prefix (the combination of every element before its first), and stores the
+    // tile to `out` (its first element).
+    __device__ __forceinline__ void scanAndStore(T* __restrict__ out, int valid, T prefix) {
+        const ScanOp op{};
+        T running = prefix;
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+            const T x = kDirect ? v[i] : smem[slot(i)];
+            const T before = running;
+            running = op(running, x);
+            const T result = kExclusive ? before : running;
+            if constexpr (kDirect) {
+                const int j = static_cast<int>(threadIdx.x) * kItems + i;
+                if (j < valid) out[j] = result;
+            } else {
+                smem[slot(i)] = result;
+            }
+        }
+        if constexpr (!kDirect) unstageTile(out, valid, smem);
+    }
+};
 
 // [SECTION] Scans
 
@@ -154,24 +245,6 @@ __device__ __forceinline__ V threadReduce(const V (&v)[kItems], F op) {
 #pragma unroll
     for (int i = 1; i < kItems; ++i) total = op(total, v[i]);
     return total;
-}
-
-// Replaces v by its scan (inclusive or exclusive, as configured), seeded with prefix: the
-// combination of every element before this thread's first.
-__device__ __forceinline__ void threadScan(T (&v)[kItems], T prefix) {
-    const ScanOp op{};
-    T running = prefix;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-        const T x = v[i];
-        if constexpr (kExclusive) {
-            v[i] = running;
-            running = op(running, x);
-        } else {
-            running = op(running, x);
-            v[i] = running;
-        }
-    }
 }
 
 // Kogge-Stone over the 32 lanes: after step d every lane holds the combination of the 2d lanes
@@ -197,26 +270,27 @@ __device__ __forceinline__ V warpReduce(V v, F op) {
 }
 
 // Each thread's exclusive prefix across the block (thread 0 gets the identity), and in `total`
-// the whole block's combination. Warps scan in registers; warp 0 scans the warps' totals, passed
-// through warpTotals (kWarps values of shared memory). Every thread must call it; two calls must
-// be separated by a barrier (the second would overwrite warpTotals while slow warps still read).
+// the whole block's combination. Warps scan in registers and pass their totals through warpTotals
+// (kWarps values of shared memory); after one barrier every thread combines the totals of the
+// warps before its own (a handful of broadcast reads: cheaper than a second barrier for a warp
+// to scan them). Every thread must call it; two calls must be separated by a barrier (the second
+// would overwrite warpTotals while slow warps still read).
 template <class V, class F>
 __device__ __forceinline__ V blockExclusiveScan(V v, V identity, F op, V* warpTotals, V& total) {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const V inclusive = warpInclusiveScan(v, op);
     if (lane == 31) warpTotals[warp] = inclusive;
     __syncthreads();
-    if (warp == 0) {
-        // Each lane reads and then overwrites only its own entry.
-        V w = lane < kWarps ? warpTotals[lane] : identity;
-        w = warpInclusiveScan(w, op);
-        if (lane < kWarps) warpTotals[lane] = w;
+    V running = warpTotals[0], warpPrefix = identity;
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+        if (w == warp) warpPrefix = running;
+        running = op(running, warpTotals[w]);
     }
-    __syncthreads();
-    total = warpTotals[kWarps - 1];
+    total = running;
     V exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
     if (lane == 0) exclusive = identity;
-    if (warp > 0) exclusive = lane == 0 ? warpTotals[warp - 1] : op(warpTotals[warp - 1], exclusive);
+    if (warp > 0) exclusive = lane == 0 ? warpPrefix : op(warpPrefix, exclusive);
     return exclusive;
 }
 
@@ -252,7 +326,7 @@ constexpr bool kPacked = sizeof(T) == 4;
 
 #include "common/gpu_scope_atomics.cuh"
 
-__device__ __forceinline__ void publish(unsigned long long* status, long long numTiles, long long tile, unsigned int flag, T value) {
+__device__ __forceinline__ void publish(unsigned long long* status, int numTiles, int tile, unsigned int flag, T value) {
     if constexpr (kPacked) {
         storeRelaxed(status + tile, (static_cast<unsigned long long>(flag) << 32) | toBits(value));
     } else {
@@ -264,7 +338,7 @@ __device__ __forceinline__ void publish(unsigned long long* status, long long nu
 // Spins until tile `tile` has published something; returns its flag and value. Between polls
 // the lane sleeps, longer each time (up to about a microsecond): polling flat out would flood
 // the L2 slices that hold the status words the publishing blocks are trying to write.
-__device__ __forceinline__ unsigned int waitForStatus(const unsigned long long* status, long long numTiles, long long tile, T& value) {
+__device__ __forceinline__ unsigned int waitForStatus(const unsigned long long* status, int numTiles, int tile, T& value) {
     for (unsigned int delay = 32;; delay = delay < 1024 ? 2 * delay : delay) {
         if constexpr (kPacked) {
             const unsigned long long word = loadRelaxed(status + tile);
@@ -289,12 +363,12 @@ __device__ __forceinline__ unsigned int waitForStatus(const unsigned long long* 
 // published, combines the values from the nearest back to the nearest inclusive prefix, and stops
 // there; if all 32 were mere aggregates it moves 32 tiles further back. Tiles before 0 count as
 // an inclusive prefix of the identity, so the walk always ends.
-__device__ __forceinline__ T lookBack(const unsigned long long* status, long long numTiles, long long tile) {
+__device__ __forceinline__ T lookBack(const unsigned long long* status, int numTiles, int tile) {
     const ScanOp op{};
     const int lane = static_cast<int>(threadIdx.x) % 32;
     T exclusive = ScanOp::identity();
-    for (long long nearest = tile - 1;; nearest -= 32) {
-        const long long pred = nearest - lane;
+    for (int nearest = tile - 1;; nearest -= 32) {
+        const int pred = nearest - lane;
         T value = ScanOp::identity();
         const unsigned int flag = pred >= 0 ? waitForStatus(status, numTiles, pred, value) : kInclusive;
         const unsigned int inclusiveLanes = __ballot_sync(kFullMask, flag == kInclusive);
@@ -323,19 +397,19 @@ using namespace kx_scan;
 extern "C" __global__ void __launch_bounds__(kBlock, ${MIN_BLOCKS})
 ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
                         unsigned int* __restrict__ ticket, ${ctype}* __restrict__ partials, int n) {
-    T* smem = transposeBuffer();
     __shared__ T warpTotals[kWarps];
     __shared__ T tilePrefix;
     __shared__ unsigned int tileTicket;
 
     const ScanOp op{};
-    const auto [tile, base, valid] = tileSpan(ticketedTile(ticket, tileTicket), n);
-    const long long numTiles = (static_cast<long long>(n) + kTile - 1) / kTile;
+    const int tile = static_cast<int>(ticketedTile(ticket, tileTicket));
+    const auto [base, valid] = spanOf(tile, n);
+    const int numTiles = (n + kTile - 1) / kTile;
 
-    T v[kItems];
-    loadTile(in, base, valid, v, ScanOp::identity(), smem);
+    Tile t{{}, transposeBuffer()};
+    t.load(in + base, valid);
     T blockTotal;
-    const T threadPrefix = blockExclusiveScan(threadReduce(v, op), ScanOp::identity(), op, warpTotals, blockTotal);
+    const T threadPrefix = blockExclusiveScan(t.threadTotal(), ScanOp::identity(), op, warpTotals, blockTotal);
 
     // Warp 0 publishes and looks back while the other warps wait at the barrier. The aggregate
     // goes out first so that successors can use it before this tile knows its own prefix: that
@@ -358,8 +432,7 @@ ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ 
     }
     __syncthreads();
 
-    threadScan(v, op(tilePrefix, threadPrefix));
-    storeTile(out, base, valid, v, smem);
+    t.scanAndStore(out + base, valid, op(tilePrefix, threadPrefix));
 }
 
 // [SECTION] Kernels: reduce-then-scan
@@ -370,26 +443,24 @@ ${KERNEL_NAME}_lookback(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ 
 // in partials[tile], the downsweep (Down = true) rescans it from offset partials[tile].
 template <bool Down>
 __device__ __forceinline__ void sweep(const T* in, T* out, T* partials, int n) {
-    T* smem = transposeBuffer();
     __shared__ T warpTotals[kWarps];
 
     const ScanOp op{};
-    const auto [tile, base, valid] = tileSpan(blockIdx.x, n);
-    T v[kItems];
+    const int tile = static_cast<int>(blockIdx.x);
+    const auto [base, valid] = spanOf(tile, n);
     // The upsweep needs only the total, which does not depend on which thread holds which
     // element, but it loads as the downsweep does so that both add in the same order.
-    loadTile(in, base, valid, v, ScanOp::identity(), smem);
+    Tile t{{}, transposeBuffer()};
+    t.load(in + base, valid);
     if constexpr (!Down) {
-        const T total = blockReduce(threadReduce(v, op), ScanOp::identity(), op, warpTotals);
+        const T total = blockReduce(t.threadTotal(), ScanOp::identity(), op, warpTotals);
         if (threadIdx.x == 0) partials[tile] = total;
     } else {
         T blockTotal;
-        const T threadPrefix = blockExclusiveScan(threadReduce(v, op), ScanOp::identity(), op, warpTotals, blockTotal);
-        threadScan(v, op(partials[tile], threadPrefix));
-        storeTile(out, base, valid, v, smem);
+        const T threadPrefix = blockExclusiveScan(t.threadTotal(), ScanOp::identity(), op, warpTotals, blockTotal);
+        t.scanAndStore(out + base, valid, op(partials[tile], threadPrefix));
     }
 }
-
 // Grid: one block per tile. partials[tile] = the tile's total.
 extern "C" __global__ void __launch_bounds__(kBlock)
 ${KERNEL_NAME}_upsweep(const ${ctype}* __restrict__ in, ${ctype}* __restrict__ out, unsigned long long* __restrict__ status,
