@@ -36,6 +36,8 @@ json wavesJson(const WaveModel& w) {
             {"occupancy", w.occupancy.occupancy},
             {"limited_by", limiters},
             {"blocks", w.blocks},
+            {"grid_blocks", w.gridBlocks},
+            {"persistent", w.persistent},
             {"capacity", w.capacity},
             {"waves", w.waves},
             {"full_waves", w.fullWaves},
@@ -125,6 +127,9 @@ void printWaves(const WaveModel& w) {
                    percent(w.efficiency));
     else
         fmt::print("  waves       {} full wave(s) of {} blocks, no tail\n", w.waves, w.capacity);
+    if (w.persistent && w.gridBlocks > w.blocks)
+        fmt::print("  persistent  {} blocks launched instead of the grid's {}: one wave, each block walking several tiles\n", w.blocks,
+                   w.gridBlocks);
 }
 
 // One stage's operand tiles and the stages' total.

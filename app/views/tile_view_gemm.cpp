@@ -47,9 +47,12 @@ void TileView::drawBlockGrid(const Rect& r) {
     const float scale = fitScale(a.width(), a.height() - legendH, static_cast<double>(g.n), static_cast<double>(g.m));
     const ImVec2 o = a.min;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const long long lastFull = std::max<long long>(0, w.fullWaves - 1);
+    // Tiles are coloured by the wave they run in: a persistent grid walks them in rounds of one
+    // wave of blocks each, so a tile's wave counts the rounds before it.
+    const long long tileWaves = g.tiles > 0 ? s.waveOfTile(g.tiles - 1) + 1 : 0;
+    const long long lastFull = std::max<long long>(0, tileWaves - (w.tailBlocks > 0 ? 1 : 0) - 1);
     auto waveColour = [&](long long wave) {
-        if (w.tailBlocks > 0 && wave == w.waves - 1) return pal.warn;
+        if (w.tailBlocks > 0 && wave == tileWaves - 1) return pal.warn;
         const ImU32 base = mix(cc.series[0], cc.series[1], lastFull > 0 ? static_cast<float>(wave) / static_cast<float>(lastFull) : 0.0f);
         return wave % 2 ? mix(base, pal.panelBg, 0.3f) : base;
     };

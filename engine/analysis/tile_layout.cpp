@@ -57,6 +57,16 @@ private:
 
 long long ceilDiv(long long a, long long b) { return b > 0 ? (a + b - 1) / b : 0; }
 
+// As kx-runner launches a persistent kernel: grid-x shrunk to the blocks the device holds at once
+// (whole clusters; y and z kept), so that each block walks several tiles. The runner asks the
+// driver how many fit; the model takes the occupancy calculator's blocks per SM, which agree for
+// single blocks (a cluster may fit fewer, where the GPC's SMs run out first).
+void capPersistentGrid(LaunchGeometry& l, long long resident) {
+    long long x = std::max(1LL, resident / std::max(1LL, l.grid[1] * l.grid[2]));
+    x = std::max(l.cluster[0], x / std::max(1LL, l.cluster[0]) * l.cluster[0]);
+    l.grid[0] = std::min(l.grid[0], x);
+}
+
 WaveModel waveModel(const TileRequest& req, const VisualValues& values, const LaunchGeometry& launch) {
     WaveModel w;
     w.device = req.device->name;
@@ -78,6 +88,8 @@ WaveModel waveModel(const TileRequest& req, const VisualValues& values, const La
     in.dynamicSmemBytes = launch.dynamicSmemBytes;
     w.occupancy = nvidiaOccupancy(*req.arch, in);
     w.blocks = launch.blocks();
+    w.gridBlocks = w.blocks;
+    w.persistent = launch.persistent;
     w.capacity = static_cast<long long>(w.smCount) * w.occupancy.blocksPerSm;
     if (w.capacity > 0) {
         w.waves = ceilDiv(w.blocks, w.capacity);
@@ -433,12 +445,18 @@ TileScene computeTileScene(const TileRequest& req) {
     scene.arch = req.arch->name;
     SizeMap sizes = tmpl.defaultSizes();
     for (const auto& [k, v] : req.sizes) sizes[k] = v;
-    const LaunchGeometry launch = tmpl.launch(req.config, *req.arch, sizes);
+    LaunchGeometry launch = tmpl.launch(req.config, *req.arch, sizes);
     scene.threadsPerBlock = static_cast<int>(launch.threadsPerBlock());
 
     const VisualSpec& spec = *tmpl.manifest().visual;
     const VisualValues values(tmpl, spec, tmpl.variables(req.config, *req.arch, sizes));
     scene.waves = waveModel(req, values, launch);
+    if (launch.persistent && scene.waves.capacity > 0) {
+        const long long gridBlocks = launch.blocks();
+        capPersistentGrid(launch, scene.waves.capacity);
+        scene.waves = waveModel(req, values, launch);
+        scene.waves.gridBlocks = gridBlocks;
+    }
     if (spec.kind == "gemm") {
         scene.kind = TileScene::Kind::Gemm;
         const FragmentKind fragment = spec.fragment == "mma_m16n8k16"     ? FragmentKind::MmaM16N8K16

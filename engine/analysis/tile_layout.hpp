@@ -34,7 +34,9 @@ struct WaveModel {
     int registersPerThread = 0;
     std::string registersSource; // "ptxas" (compiled), "given", "estimate" (the manifest's regs), "unknown"
     OccupancyResult occupancy;   // blocksPerSm and what limits it
-    long long blocks = 0;        // launched (the grid)
+    long long blocks = 0;        // launched (the grid; for a persistent launch, after the runner's cap)
+    long long gridBlocks = 0;    // the manifest's grid, before a persistent launch's cap
+    bool persistent = false;     // one wave of blocks that walk the tiles
     long long capacity = 0;      // blocks resident at once: smCount x blocksPerSm
     long long waves = 0;         // ceil(blocks / capacity)
     long long fullWaves = 0;

@@ -478,6 +478,7 @@ std::vector<LaunchStep> Template::launches(const Config& config, const Arch& arc
         if (step.repeat < 0)
             throw InputError(m_manifest.manifestFile + ":" + std::to_string(l.line) + ": repeat is " + std::to_string(step.repeat));
         step.persistent = evaluateExpression(l.persistent, vars) != 0;
+        step.geometry.persistent = step.persistent;
         steps.push_back(std::move(step));
     }
     return steps;

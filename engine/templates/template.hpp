@@ -26,6 +26,7 @@ struct LaunchGeometry {
     long long block[3] = {1, 1, 1};
     long long cluster[3] = {1, 1, 1};  // blocks per thread-block cluster; the grid is a multiple
     long long dynamicSmemBytes = 0;
+    bool persistent = false;  // the runner shrinks grid-x to the blocks the device holds at once
     long long threadsPerBlock() const { return block[0] * block[1] * block[2]; }
     long long blocks() const { return grid[0] * grid[1] * grid[2]; }
 };

@@ -398,6 +398,34 @@ TEST_CASE("tile layout: 1-D block tiles of reduce and scan", "[tile_layout]") {
     CHECK(d.blocks.loaderOf(24).thread == 1);
 }
 
+// A persistent launch (histogram's, gemm_wgmma's) runs as kx-runner launches it: grid-x shrunk
+// to the blocks the device holds at once, each block walking several tiles.
+TEST_CASE("tile layout: a persistent launch is one wave of blocks walking the tiles", "[tile_layout]") {
+    // histogram: 1024-thread blocks, two per SM by threads: 264 of the grid's 1024 on 132 SMs,
+    // each taking ceil(2^26 / (264 x 8192)) = 32 grid-stride steps.
+    const TileScene h = scene("histogram", "sm_90", {}, {}, 24);
+    CHECK(h.waves.persistent);
+    CHECK(h.waves.gridBlocks == 1024);
+    CHECK(h.waves.blocks == 264);
+    CHECK(h.blocks.grid == 264);
+    CHECK(h.blocks.steps == 32);
+    CHECK(h.waves.waves == 1);
+    CHECK(h.waves.tailBlocks == 0);
+
+    // gemm_wgmma at 4096^2: 512 tiles of 128 x 256, one block per SM: 132 blocks, and tile 140
+    // is block 8's second, in the second round.
+    const TileScene g = scene("gemm_wgmma", "sm_90a", {}, {}, std::nullopt);
+    CHECK(g.waves.gridBlocks == 512);
+    CHECK(g.gemm.grid == 132);
+    CHECK(g.gemm.blockOfId(140) == 8);
+    CHECK(g.waveOfTile(140) == 1);
+    // Without persistent blocks, one block per tile: four waves.
+    const TileScene once = scene("gemm_wgmma", "sm_90a", {{"PERSISTENT", "0"}}, {}, std::nullopt);
+    CHECK_FALSE(once.waves.persistent);
+    CHECK(once.gemm.grid == 512);
+    CHECK(once.waves.waves == 4);
+}
+
 TEST_CASE("tile layout: refusals name the reason", "[tile_layout]") {
     CHECK_THROWS_WITH(scene("transpose", "sm_90", {}, {}, 32), Catch::Contains("no tile view for this template"));
     CHECK_THROWS_WITH(scene("gemm", "sm_90", {{"BM", "16"}}, {}, 32), Catch::Contains("multiple of warp tile M"));
