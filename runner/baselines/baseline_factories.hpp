@@ -11,8 +11,10 @@ namespace kx::runner {
 KX_BASELINE_FACTORY(makeCopy);
 KX_BASELINE_FACTORY(makeCublasGemm);
 KX_BASELINE_FACTORY(makeCublasLtGemm);
-// cuDNN, dlopened at run time; its fallback (im2col + cuBLAS) needs nvcc.
+// cuDNN, dlopened at run time (cudnn_library.hpp); their fallbacks (im2col + cuBLAS, and
+// attention_composed's cuBLAS + softmax + cuBLAS) need nvcc.
 KX_BASELINE_FACTORY(makeCudnnConv);
+KX_BASELINE_FACTORY(makeCudnnAttention);
 // CUB's algorithms: compiled only when the build has nvcc (KX_HAVE_CUB).
 KX_BASELINE_FACTORY(makeCubReduce);
 KX_BASELINE_FACTORY(makeCubScan);

@@ -4,37 +4,24 @@
 // Params: direction (fwd, bwd_data, bwd_weight), layout (nhwgc, nchw), dtype (f16, bf16, f32),
 // N G C K Di Hi Wi Z Y X stride_d stride_h stride_w pad_d pad_h pad_w dil_d dil_h dil_w.
 //
-// cuDNN is not linked: it is dlopened on first use, so kx-runner starts and runs everything
-// else without it. The legacy descriptor API (still in cuDNN 9) describes the problem and
-// cudnnFind*Algorithm picks the fastest algorithm by cuDNN's own measurement. When cuDNN cannot
-// be loaded or refuses the problem, the im2col + cuBLAS sequence of cudnn_conv_fallback.cu
-// runs instead (nvcc builds only); the label says which ran and why.
+// cuDNN is not linked: it is dlopened on first use (cudnn_library.hpp), so kx-runner starts and
+// runs everything else without it. The legacy descriptor API (still in cuDNN 9) describes the
+// problem and cudnnFind*Algorithm picks the fastest algorithm by cuDNN's own measurement. When
+// cuDNN cannot be loaded or refuses the problem, the im2col + cuBLAS sequence of
+// cudnn_conv_fallback.cu runs instead (nvcc builds only); the label says which ran and why.
 //
 // [SECTION] Parameters
-// [SECTION] Loading cuDNN
 // [SECTION] The cuDNN baseline
 // [SECTION] The factory
 #include "baselines/cudnn_conv.hpp"
 
 #include "baselines/baseline_factories.hpp"
+#include "baselines/cudnn_library.hpp"
 #include "timing.hpp"
-
-#if __has_include(<cudnn.h>)
-#include <cudnn.h>
-#define KX_HAVE_CUDNN_HEADER 1
-#else
-#define KX_HAVE_CUDNN_HEADER 0
-#endif
-
-#include <dlfcn.h>
-#include <glob.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <iterator>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -140,103 +127,7 @@ std::string describeConv(const ConvProblem& problem) {
 
 namespace {
 
-// [SECTION] Loading cuDNN
-
-// Every cuDNN entry point the baseline calls, resolved by name with dlsym.
-#define KX_CUDNN_FUNCTIONS(X)                                                                                       \
-    X(cudnnGetVersion) X(cudnnGetErrorString) X(cudnnCreate) X(cudnnDestroy) X(cudnnCreateTensorDescriptor)         \
-    X(cudnnSetTensorNdDescriptorEx) X(cudnnDestroyTensorDescriptor) X(cudnnCreateFilterDescriptor)                  \
-    X(cudnnSetFilterNdDescriptor) X(cudnnDestroyFilterDescriptor) X(cudnnCreateConvolutionDescriptor)               \
-    X(cudnnSetConvolutionNdDescriptor) X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)              \
-    X(cudnnDestroyConvolutionDescriptor) X(cudnnFindConvolutionForwardAlgorithm)                                    \
-    X(cudnnFindConvolutionBackwardDataAlgorithm) X(cudnnFindConvolutionBackwardFilterAlgorithm)                     \
-    X(cudnnConvolutionForward) X(cudnnConvolutionBackwardData) X(cudnnConvolutionBackwardFilter)
-
-struct CudnnApi {
-#define KX_CUDNN_POINTER(name) decltype(&::name) name = nullptr;
-    KX_CUDNN_FUNCTIONS(KX_CUDNN_POINTER)
-#undef KX_CUDNN_POINTER
-    std::string error;  // why no cuDNN could be loaded; empty when one was
-};
-
-// Where cuDNN may be, in order: KX_CUDNN_LIBRARY, the loader's search path, the CUDA Toolkit this
-// runner was built against, then the Python wheels (nvidia-cudnn-cu*) that PyTorch installs.
-std::vector<std::string> cudnnCandidates() {
-    const std::string soname = "libcudnn.so." + std::to_string(CUDNN_MAJOR);
-    std::vector<std::string> candidates;
-    if (const char* path = std::getenv("KX_CUDNN_LIBRARY"); path && *path) candidates.push_back(path);
-    candidates.push_back(soname);
-    candidates.push_back("libcudnn.so");
-#ifdef KX_CUDA_LIBRARY_DIR
-    candidates.push_back(std::string(KX_CUDA_LIBRARY_DIR) + "/" + soname);
-#endif
-    std::vector<std::string> patterns = {"/usr/lib/python3*/dist-packages", "/usr/local/lib/python3*/dist-packages",
-                                         "/usr/local/lib/python3*/site-packages"};
-    if (const char* home = std::getenv("HOME"); home && *home) patterns.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
-    for (const std::string& packages : patterns) {
-        glob_t found{};
-        if (glob((packages + "/nvidia/cudnn/lib/" + soname).c_str(), 0, nullptr, &found) == 0)
-            for (std::size_t i = 0; i < found.gl_pathc; ++i) candidates.push_back(found.gl_pathv[i]);
-        globfree(&found);
-    }
-    return candidates;
-}
-
-// Fills api from an opened library; false with *why when it is not a complete cuDNN of the
-// major version of the header the runner was built with (the legacy API's ABI).
-bool resolveCudnn(void* library, CudnnApi& api, std::string* why) {
-#define KX_CUDNN_RESOLVE(name)                                                                  \
-    api.name = reinterpret_cast<decltype(&::name)>(dlsym(library, #name));                      \
-    if (!api.name) {                                                                            \
-        *why = "has no " #name;                                                                 \
-        return false;                                                                           \
-    }
-    KX_CUDNN_FUNCTIONS(KX_CUDNN_RESOLVE)
-#undef KX_CUDNN_RESOLVE
-    const std::size_t version = api.cudnnGetVersion();
-    if (version / 10000 != CUDNN_MAJOR) {
-        *why = "reports version " + std::to_string(version) + "; this runner needs cuDNN " + std::to_string(CUDNN_MAJOR);
-        return false;
-    }
-    return true;
-}
-
-CudnnApi loadCudnn() {
-    const char* chosen = std::getenv("KX_CUDNN_LIBRARY");
-    std::string reasons;  // why the user's choice, or a file that exists, would not do
-    for (const std::string& candidate : cudnnCandidates()) {
-        void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            // A bare name the loader did not find, or a guessed path with no file, is no news.
-            const char* error = dlerror();
-            const bool news = (chosen && candidate == chosen) || (candidate.find('/') != std::string::npos && access(candidate.c_str(), F_OK) == 0);
-            if (news && error) reasons += std::string("; ") + error;
-            continue;
-        }
-        CudnnApi api;
-        std::string why;
-        if (resolveCudnn(library, api, &why)) return api;  // stays loaded for the process's life
-        reasons += "; " + candidate + " " + why;
-        dlclose(library);
-    }
-    CudnnApi none;
-    none.error = "no libcudnn.so." + std::to_string(CUDNN_MAJOR) + " in KX_CUDNN_LIBRARY, the loader's path, the CUDA Toolkit's " +
-                 "lib folder or Python's nvidia/cudnn wheels" + reasons;
-    return none;
-}
-
-// Loaded once per process, on the first cudnn_conv request.
-const CudnnApi& cudnnApi() {
-    static const CudnnApi api = loadCudnn();
-    return api;
-}
-
 // [SECTION] The cuDNN baseline
-
-// A cuDNN failure while setting up: the factory then falls back to im2col + cuBLAS.
-struct CudnnRefused : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 // The handle and descriptors, destroyed even when the constructor stops half-way.
 struct CudnnObjects {
@@ -301,9 +192,7 @@ public:
     }
 
     std::string label() const override {
-        const std::size_t v = m_api.cudnnGetVersion();
-        return "cuDNN " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) + " conv " +
-               describeConv(m_problem) + " (algo " + m_algoName + ")";
+        return "cuDNN " + cudnnVersionText(m_api) + " conv " + describeConv(m_problem) + " (algo " + m_algoName + ")";
     }
 
     // alpha 1, beta 0: D is overwritten. The caller synchronises, and reports a fault as fatal.

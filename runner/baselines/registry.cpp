@@ -24,6 +24,7 @@ const std::map<std::string, BaselineFactory>& table() {
     static const std::map<std::string, BaselineFactory> t = {
         // The device's copy and the vendor libraries.
         {"copy", makeCopy}, {"cublas_gemm", makeCublasGemm}, {"cublaslt_gemm", makeCublasLtGemm}, {"cudnn_conv", makeCudnnConv},
+        {"cudnn_attention", makeCudnnAttention},
         // CUB's algorithms, the data-parallel templates' baselines.
         {"cub_reduce", KX_CUB(makeCubReduce)}, {"cub_scan", KX_CUB(makeCubScan)}, {"cub_select", KX_CUB(makeCubSelect)},
         {"cub_histogram", KX_CUB(makeCubHistogram)}, {"cub_radix_sort", KX_CUB(makeCubRadixSort)},
