@@ -24,8 +24,10 @@ RunFacts runFacts(const RunReport& report, const std::string& templateId, const 
     f.gflops = report.tflops * 1000;
     f.gbps = report.gbps;
     f.pctCopy = report.pctOfCopyBandwidth;
-    for (const BaselineReport& b : report.baselines)
+    for (const BaselineReport& b : report.baselines) {
         if (!f.pctCopy && b.id == "copy" && b.ok() && b.speedup > 0) f.pctCopy = 100 * b.speedup;
+        if (b.ok() && b.speedup > 0) f.pctByBaseline.emplace(b.id, std::make_pair(100 * b.speedup, b.name));
+    }
     if (const BaselineReport* b = report.primaryBaseline(); b && b->speedup > 0) {
         f.pctBaseline = 100 * b->speedup;
         f.baselineName = b->name;
@@ -196,10 +198,17 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
     case Metric::PctCopy:
         if (!run->pctCopy) return verdict(false, "the run has no copy-bandwidth figure (calibrate with kx calibrate)");
         return verdict(*run->pctCopy >= *c.min, fmt::format("{:.1f}% of the copy bandwidth (at least {})", *run->pctCopy, num(*c.min)));
-    case Metric::PctBaseline:
+    case Metric::PctBaseline: {
+        if (!c.baseline.empty()) {  // a named baseline, not the run's first
+            const auto named = run->pctByBaseline.find(c.baseline);
+            if (named == run->pctByBaseline.end()) return verdict(false, "the run timed no " + c.baseline + " baseline");
+            const auto& [pct, name] = named->second;
+            return verdict(pct >= *c.min, fmt::format("{:.1f}% of {} in the same run (at least {})", pct, name, num(*c.min)));
+        }
         if (!run->pctBaseline) return verdict(false, "the run timed no baseline");
         return verdict(*run->pctBaseline >= *c.min,
                        fmt::format("{:.1f}% of {} in the same run (at least {})", *run->pctBaseline, run->baselineName, num(*c.min)));
+    }
     case Metric::Gflops:
         return verdict(run->gflops >= *c.min, fmt::format("{:.0f} GFLOP/s (at least {})", run->gflops, num(*c.min)));
     case Metric::Speedup: {

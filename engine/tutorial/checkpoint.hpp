@@ -15,6 +15,7 @@
 #include "tutorial/tutorial.hpp"
 
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,9 @@ struct RunFacts {
     std::optional<double> pctCopy;     // of the calibrated copy bandwidth, else of a same-run copy
     std::optional<double> pctBaseline; // of the speed of the first baseline that ran
     std::string baselineName;
+    // Every baseline that ran, by the runner's id ("attention_composed"): the percentage of its
+    // speed and its name.
+    std::map<std::string, std::pair<double, std::string>> pctByBaseline;
 };
 
 RunFacts runFacts(const RunReport& report, const std::string& templateId, const std::map<std::string, std::string>& config);

@@ -169,7 +169,8 @@ std::string defaultLabel(const Checkpoint& c) {
     case Metric::MixLacks: return "the PTX has no " + c.text;
     case Metric::RunPassed: return "a run passes its check";
     case Metric::PctCopy: return "at least " + num(*c.min) + "% of the copy bandwidth";
-    case Metric::PctBaseline: return "at least " + num(*c.min) + "% of the baseline's speed";
+    case Metric::PctBaseline:
+        return "at least " + num(*c.min) + "% of the speed of " + (c.baseline.empty() ? "the baseline" : "baseline " + c.baseline);
     case Metric::Gflops: return "at least " + num(*c.min) + " GFLOP/s";
     case Metric::Speedup: return "at least " + num(*c.min) + "x faster than step '" + c.over + "'";
     }
@@ -177,7 +178,7 @@ std::string defaultLabel(const Checkpoint& c) {
 }
 
 Checkpoint parseCheckpoint(const fs::path& file, const XMLElement* e) {
-    allowAttributes(file, e, {"metric", "param", "equals", "text", "min", "max", "over", "label", "hint"});
+    allowAttributes(file, e, {"metric", "param", "equals", "text", "min", "max", "over", "baseline", "label", "hint"});
     Checkpoint c;
     c.line = e->GetLineNum();
     const std::string name = requiredAttr(file, e, "metric");
@@ -188,6 +189,8 @@ Checkpoint parseCheckpoint(const fs::path& file, const XMLElement* e) {
     c.equals = attr(e, "equals");
     c.text = attr(e, "text");
     c.over = attr(e, "over");
+    c.baseline = attr(e, "baseline");
+    if (!c.baseline.empty() && c.metric != Metric::PctBaseline) fail(file, c.line, "baseline=\"...\" belongs to metric pct-baseline only");
     c.min = number(file, e, "min");
     c.max = number(file, e, "max");
     c.label = attr(e, "label");

@@ -89,6 +89,7 @@ struct Checkpoint {
     std::string text;                  // MixContains, MixLacks
     std::optional<double> min, max;    // bounds
     std::string over;                  // Speedup: an earlier step's id
+    std::string baseline;              // PctBaseline: the runner's id of the baseline it is of (empty: the run's first)
     std::string label;                 // what it checks, in words (generated when absent)
     std::string hint;                  // shown while it fails
     int line = 0;

@@ -12,6 +12,7 @@
 #include <cctype>
 
 #include <fstream>
+#include <utility>
 #include <unistd.h>
 
 using namespace kx::engine;
@@ -326,6 +327,55 @@ TEST_CASE("run facts: percentages of the copy and of the first baseline", "[tuto
     CHECK(*f.pctCopy == Approx(90));
     CHECK(*f.pctBaseline == Approx(90));
     CHECK(f.baselineName == "device copy");
+}
+
+// A template with several baselines (attention: cuDNN's, then the composed sequence) names the
+// one a checkpoint is about; a run that did not time it fails the checkpoint, saying so.
+TEST_CASE("pct-baseline of a named baseline", "[tutorial][checkpoint]") {
+    ScratchTutorial t(R"(<tutorial id="demo" title="Demo">
+  <step id="a" title="A">
+    <action label="Show me"><select template="map" arch="sm_90"/></action>
+    <checkpoint metric="pct-baseline" baseline="second" min="200"/>
+    <checkpoint metric="pct-baseline" min="50"/>
+  </step>
+</tutorial>)");
+    const Tutorial tut = parseTutorial(t.file);
+    CHECK(tut.steps[0].checkpoints[0].label == "at least 200% of the speed of baseline second");
+    const auto targets = stepTargets(tut, templates(), arches());
+
+    RunReport r;
+    r.ok = true;
+    r.correctness.passed = true;
+    for (const auto& [id, speedup] : {std::pair<const char*, double>{"first", 0.6}, std::pair<const char*, double>{"second", 2.5}}) {
+        BaselineReport b;
+        b.id = id;
+        b.name = std::string("the ") + id;
+        b.medianMs = 1;
+        b.speedup = speedup;
+        r.baselines.push_back(b);
+    }
+    TutorialState s;
+    s.templateId = "map";
+    s.arch = "sm_90";
+    s.config = targets[0].config;
+    s.compiled = true;
+    s.runs.push_back(runFacts(r, "map", targets[0].config));
+    auto v = evaluateStep(tut, 0, targets, s);
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].status == CheckStatus::Pass);
+    CHECK(v[0].reason == "250.0% of the second in the same run (at least 200)");
+    CHECK(v[1].status == CheckStatus::Pass);
+    CHECK(v[1].reason == "60.0% of the first in the same run (at least 50)");
+
+    r.baselines.pop_back();
+    s.runs = {runFacts(r, "map", targets[0].config)};
+    v = evaluateStep(tut, 0, targets, s);
+    CHECK(v[0].status == CheckStatus::Fail);
+    CHECK(v[0].reason == "the run timed no second baseline");
+
+    CHECK(errorOf(R"(<tutorial id="demo" title="x">
+<step id="a" title="A"><checkpoint metric="run-passed" baseline="x"/></step></tutorial>)")
+              .find("tutorial.xml:2: baseline=\"...\" belongs to metric pct-baseline only") != std::string::npos);
 }
 
 TEST_CASE("the shipped tutorials load, and every action fits the shipped templates", "[tutorial][shipped]") {
