@@ -83,14 +83,7 @@ static_assert(!kSwapAB || (!kAMNMajor && !kBMNMajor && !kStagedStore), "swapped 
 
 #include "common/hopper_sync.cuh"
 
-// One TMA copy of a box of the tensor at (x = k, y = row) into shared memory; the mbarrier
-// receives the bytes. Parts of the box outside the matrix are filled with zeros.
-__device__ __forceinline__ void tmaLoad2d(unsigned dst, const TensorMap& map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
+#include "common/tma_load_2d.cuh"
 
 // The same copy, written at the same shared-memory offset of every block in ctaMask (bit i: the
 // cluster's block i) and completing on each one's mbarrier at `bar`'s offset.
@@ -178,52 +171,7 @@ __device__ __forceinline__ void applyEpilogue(TAcc (&acc)[kAcc], const TOut* __r
         }
 }
 
-// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
-// 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
-// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
-// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
-// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
-// 16-byte aligned).
-__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, int row0, int col0, const TAcc (&acc)[kAcc],
-                                            unsigned char* buffer, bool vectorOk) {
-    constexpr int kPieceCols = 16 / int(sizeof(TOut));
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-#pragma unroll
-    for (int q = 0; q < kBN / kStoreChunkCols; ++q) {
-#pragma unroll
-        for (int jj = 0; jj < kStoreChunkCols / 8; ++jj) {
-            const int j = q * (kStoreChunkCols / 8) + jj;  // the n8 block of the fragment
-            const int byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(TOut));
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = lane / 4 + 8 * h;
-                struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
-                pair.v[0] = TOut(acc[4 * j + 2 * h]);
-                pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
-                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
-            }
-        }
-        __syncwarp();
-#pragma unroll
-        for (int step = 0; step < 4; ++step) {
-            const int r = step * 4 + lane / 8, piece = lane % 8;
-            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
-            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
-            if (gr < M) {
-                TOut* p = C + static_cast<long long>(gr) * N + gc;
-                if (vectorOk && gc + kPieceCols <= N) {
-                    *reinterpret_cast<uint4*>(p) = v;
-                } else {
-                    const TOut* e = reinterpret_cast<const TOut*>(&v);
-#pragma unroll
-                    for (int k = 0; k < kPieceCols; ++k)
-                        if (gc + k < N) p[k] = e[k];
-                }
-            }
-        }
-        __syncwarp();  // the next chunk overwrites the buffer
-    }
-}
+#include "common/wgmma_staged_store.cuh"
 
 // Split-K: a consumer's part of a tile (its kMT m64 blocks) as one unit of slice `split` left it.
 // Each unit writes its partial sums to its slice of the part's workspace, in fragment order (a

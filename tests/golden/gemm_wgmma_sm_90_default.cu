@@ -160,6 +160,8 @@ __device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec
 
 // ---- end of templates/common/hopper_sync.cuh ----
 
+// ---- templates/common/tma_load_2d.cuh: one TMA copy of a 2-D box ----
+
 // One TMA copy of a box of the tensor at (x = k, y = row) into shared memory; the mbarrier
 // receives the bytes. Parts of the box outside the matrix are filled with zeros.
 __device__ __forceinline__ void tmaLoad2d(unsigned dst, const TensorMap& map, int x, int y, unsigned bar) {
@@ -168,6 +170,8 @@ __device__ __forceinline__ void tmaLoad2d(unsigned dst, const TensorMap& map, in
         "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
         : "memory");
 }
+
+// ---- end of templates/common/tma_load_2d.cuh ----
 
 // The same copy, written at the same shared-memory offset of every block in ctaMask (bit i: the
 // cluster's block i) and completing on each one's mbarrier at `bar`'s offset.
@@ -352,6 +356,11 @@ __device__ __forceinline__ void applyEpilogue(TAcc (&acc)[kAcc], const TOut* __r
         }
 }
 
+// ---- templates/common/wgmma_staged_store.cuh: a warp's wgmma outputs stored through shared memory ----
+// Uses the including template's TAcc (the accumulators), TOut (C), kBN (the
+// tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
+// C in 128 bytes).
+
 // One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
 // 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
 // written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
@@ -398,6 +407,8 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
         __syncwarp();  // the next chunk overwrites the buffer
     }
 }
+
+// ---- end of templates/common/wgmma_staged_store.cuh ----
 
 // Split-K: a consumer's part of a tile (its kMT m64 blocks) as one unit of slice `split` left it.
 // Each unit writes its partial sums to its slice of the part's workspace, in fragment order (a

@@ -1,0 +1,53 @@
+// ---- templates/common/wgmma_staged_store.cuh: a warp's wgmma outputs stored through shared memory ----
+// Uses the including template's TAcc (the accumulators), TOut (C), kBN (the
+// tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
+// C in 128 bytes).
+
+// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
+// 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
+// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
+// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
+// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
+// 16-byte aligned).
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, int row0, int col0, const TAcc (&acc)[kAcc],
+                                            unsigned char* buffer, bool vectorOk) {
+    constexpr int kPieceCols = 16 / int(sizeof(TOut));
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+    for (int q = 0; q < kBN / kStoreChunkCols; ++q) {
+#pragma unroll
+        for (int jj = 0; jj < kStoreChunkCols / 8; ++jj) {
+            const int j = q * (kStoreChunkCols / 8) + jj;  // the n8 block of the fragment
+            const int byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(TOut));
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = lane / 4 + 8 * h;
+                struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
+                pair.v[0] = TOut(acc[4 * j + 2 * h]);
+                pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
+                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
+            }
+        }
+        __syncwarp();
+#pragma unroll
+        for (int step = 0; step < 4; ++step) {
+            const int r = step * 4 + lane / 8, piece = lane % 8;
+            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
+            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
+            if (gr < M) {
+                TOut* p = C + static_cast<long long>(gr) * N + gc;
+                if (vectorOk && gc + kPieceCols <= N) {
+                    *reinterpret_cast<uint4*>(p) = v;
+                } else {
+                    const TOut* e = reinterpret_cast<const TOut*>(&v);
+#pragma unroll
+                    for (int k = 0; k < kPieceCols; ++k)
+                        if (gc + k < N) p[k] = e[k];
+                }
+            }
+        }
+        __syncwarp();  // the next chunk overwrites the buffer
+    }
+}
+
+// ---- end of templates/common/wgmma_staged_store.cuh ----
