@@ -190,7 +190,9 @@ void TileView::drawWarp(const Rect& r) {
         subtitle = fmt::format("{} x {} mma tiles of 16 x 8 per k-step of 16; a lane holds 8 A, 4 B and 4 C values", g.atomsM, g.atomsN);
         break;
     case engine::FragmentKind::WgmmaM64NNK16:
-        subtitle = fmt::format("{} wgmma of 64 x {} per k-step of 16; A and B are read from shared memory", g.atomsM, g.atomN);
+        subtitle = g.aFromRegisters
+                       ? fmt::format("{} wgmma of 64 x {} per k-step of 16; A from registers, B from shared memory", g.atomsM, g.atomN)
+                       : fmt::format("{} wgmma of 64 x {} per k-step of 16; A and B are read from shared memory", g.atomsM, g.atomN);
         break;
     }
     const Rect a = panel(r, fmt::format("{} {}: {}", g.warpThreads == 128 ? "Warpgroup" : "Warp", wt.index, g.fragmentLabel), subtitle);

@@ -184,12 +184,20 @@ void wgmmaFragments(GemmLayout& g, const VisualValues& v) {
     g.atomsN = 1;
     g.fragmentLabel = fmt::format("wgmma m64n{}k16", g.warpN);
     // Warp w of the warpgroup owns rows 16w..16w+15, laid out like an m16n8 accumulator in every
-    // 8 columns; A and B are read from shared memory through descriptors, not registers.
+    // 8 columns; A and B are read from shared memory through descriptors, unless a_registers
+    // says that A comes from registers: then each warp holds its 16 rows of a k-step as an
+    // mma.sync A fragment.
     FragmentPiece c = piece("C", "m", "n", 64, g.warpN);
     fill(c, [](int r, int col) {
         return std::pair{(r / 16) * 32 + (r % 8) * 4 + (col % 8) / 2, (col / 8) * 4 + ((r % 16) / 8) * 2 + col % 2};
     });
     g.pieces.push_back(std::move(c));
+    if (v.integer("a_registers", 0) != 0) {
+        g.aFromRegisters = true;
+        FragmentPiece a = piece("A", "m", "k", 64, 16);
+        fill(a, [](int r, int k) { return std::pair{(r / 16) * 32 + (r % 8) * 4 + (k % 8) / 2, ((k / 8) * 2 + (r % 16) / 8) * 2 + k % 2}; });
+        g.pieces.push_back(std::move(a));
+    }
 }
 
 // [SECTION] Shared memory

@@ -114,6 +114,9 @@ struct GemmLayout {
     // a skinny M becomes the MMA's N): then its rows are C's columns, the rows' operand is B and
     // the columns' operand A, and m, n below are the computed matrix's rows and columns.
     bool transposed = false;
+    // wgmma with A from registers (ln_linear_wgmma normalises X on its way there): each warp's
+    // 16 rows of A as an mma.sync A fragment, B alone read from shared memory.
+    bool aFromRegisters = false;
     std::string cName = "C";
     long long m = 0, n = 0, k = 0;
     int blockM = 0, blockN = 0, blockK = 0;

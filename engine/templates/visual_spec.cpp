@@ -24,7 +24,7 @@ const std::vector<KindSchema>& schemas() {
         {"gemm",
          {"m", "n", "k", "block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "elem_bytes"},
          {"thread_m", "thread_n", "row_chunk", "col_chunk", "shared", "b_shared", "group_m", "vector", "a_pad", "b_pad", "a_k_contiguous", "b_k_contiguous", "swizzle", "warp_threads",
-          "producer_threads", "lookahead", "regs", "transposed"}},
+          "producer_threads", "lookahead", "regs", "transposed", "a_registers"}},
         {"blocks", {"elements", "block", "items"}, {"vector", "load_blocked", "hold_blocked", "warp_striped", "regs"}},
     };
     return table;

@@ -346,6 +346,32 @@ TEST_CASE("tile layout: wgmma warpgroups, fragments and 128-byte swizzle", "[til
     for (int r = 0; r < 8; ++r) CHECK(g.smem[0].positionOf(r, 0) == r * 8 + r);
 }
 
+// ln_linear_wgmma feeds wgmma its A from registers (the normalised X): the scene says so and
+// draws each warp's 16 rows of a k-step as an mma.sync A fragment beside C's.
+TEST_CASE("tile layout: wgmma with A from registers draws the A fragment", "[tile_layout]") {
+    const TileScene plain = scene("gemm_wgmma", "sm_90a", {}, {}, std::nullopt);
+    CHECK_FALSE(plain.gemm.aFromRegisters);
+    const TileScene s = scene("ln_linear_wgmma", "sm_90a", {}, {}, std::nullopt);
+    const GemmLayout& g = s.gemm;
+    CHECK(g.aFromRegisters);
+    REQUIRE(g.pieces.size() == 2);
+    const FragmentPiece& a = g.pieces[1];
+    CHECK(a.name == "A");
+    CHECK(a.rows == 64);
+    CHECK(a.cols == 16);
+    // Thread t of the warpgroup: warp t / 32 owns rows 16 (t / 32)..; lane / 4 the row, lane % 4
+    // the column pair; registers a0 a1 (row, k), a2 a3 (row + 8), a4..a7 the same at k + 8.
+    CHECK(a.laneAt(0, 0) == 0);
+    CHECK(a.regAt(0, 1) == 1);
+    CHECK(a.laneAt(16, 0) == 32);
+    CHECK(a.laneAt(1, 2) == 5);
+    CHECK(a.regAt(8, 0) == 2);
+    CHECK(a.laneAt(8, 0) == 0);
+    CHECK(a.regAt(0, 8) == 4);
+    CHECK(a.regAt(9, 9) == 7);
+    CHECK(a.laneAt(63, 15) == 3 * 32 + 7 * 4 + 3);
+}
+
 // With SWAP_AB the kernel computes C^T = B A^T: the scene draws C^T (N rows, M columns), the
 // rows' operand in shared memory is B, and rows and columns are named in C's terms.
 TEST_CASE("tile layout: gemm_wgmma with swapped operands draws C^T", "[tile_layout]") {
