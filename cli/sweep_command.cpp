@@ -42,12 +42,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// [SECTION] Ctrl-C: the handler only sets a flag; the main loop cancels the sweep.
-std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) {
-    g_interrupted.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+// [SECTION] Ctrl-C and SIGTERM: the handler only notes the signal; the main loop cancels the
+// sweep. SIGTERM is what `timeout` and batch schedulers send: a sweep stopped by them keeps its
+// finished configs (and writes its CSV) as after Ctrl-C.
+std::atomic<int> g_stopSignal{0};
+extern "C" void onStopSignal(int signal) {
+    g_stopSignal.store(signal);
+    std::signal(signal, SIG_DFL);  // a second one ends the process at once
 }
+bool stopAsked() { return g_stopSignal.load() != 0; }
 
 std::string durationText(double seconds) {
     if (seconds < 0) return "?";
@@ -242,6 +245,16 @@ namespace {
 
 using SignalHandler = decltype(SIG_DFL);
 
+// The handlers that were in place before the sweep caught SIGINT and SIGTERM.
+struct StopHandlers {
+    SignalHandler interrupt = SIG_DFL, terminate = SIG_DFL;
+};
+StopHandlers catchStopSignals() { return {std::signal(SIGINT, onStopSignal), std::signal(SIGTERM, onStopSignal)}; }
+void restoreStopSignals(const StopHandlers& previous) {
+    std::signal(SIGINT, previous.interrupt);
+    std::signal(SIGTERM, previous.terminate);
+}
+
 // The GPUs, unless only compiling (or only writing a Slurm job); `gpus` is also filled for
 // --arch native, which names the first GPU's arch.
 void findGpus(const SweepArgs& args, RunnerPool& runners, nlohmann::json& gpus, std::vector<int>& devices) {
@@ -367,7 +380,7 @@ std::string runWithProgress(Sweep& sweep, Compiler& compiler, RunnerPool* runner
         }
     };
     while (!finished.load()) {
-        if (g_interrupted.load() && !sweep.cancelled()) {
+        if (stopAsked() && !sweep.cancelled()) {
             sweep.cancel();
             std::cerr << "\nkx: stopping: the compiles and runs under way finish, the rest is marked not reached\n";
         }
@@ -384,18 +397,18 @@ std::string runWithProgress(Sweep& sweep, Compiler& compiler, RunnerPool* runner
 // the winner becomes a preset when there is a session. Returns the candidates as JSON.
 nlohmann::json autotuneTop(const SweepArgs& args, const Template& tmpl, const Arch& arch, const SizeMap& sizes,
                            const std::vector<SweepPoint>& points, const RunOptions& run, int device, RunnerPool& runners,
-                           SessionStore* store, SignalHandler previous) {
+                           SessionStore* store, const StopHandlers& previous) {
     RunOptions more = run;
     more.device = device;
     more.reps = args.autotuneReps;
     more.baseline = false;
     RunnerClient& runner = runners.forDevice(device);
-    std::signal(SIGINT, onInterrupt);
+    catchStopSignals();
     const AutotuneResult tuned = autotune(
         points, args.autotune, args.autotuneRounds,
         [&](const SweepPoint& p) { return runVariant(runner, tmpl, p.config, arch, sizes, *p.compiled, more); },
-        [] { return g_interrupted.load(); });
-    std::signal(SIGINT, previous);
+        [] { return stopAsked(); });
+    restoreStopSignals(previous);
     nlohmann::json out = nlohmann::json::array();
     if (!args.json) fmt::print(stderr, "kx: autotune: top {} re-timed in {} rounds of {} repetitions on GPU {}\n", tuned.candidates.size(),
                                args.autotuneRounds, args.autotuneReps, device);
@@ -472,11 +485,11 @@ int sweep(const Context& ctx, const SweepArgs& args) {
                                  devices.empty() ? ", compile only" : fmt::format(" on {} GPU{}", devices.size(), devices.size() == 1 ? "" : "s"));
 
     Compiler compiler(cacheRoot() / "nvrtc");
-    g_interrupted.store(false);
-    const SignalHandler previous = std::signal(SIGINT, onInterrupt);
+    g_stopSignal.store(0);
+    const StopHandlers previous = catchStopSignals();
     const std::string recordError = runWithProgress(sweep, compiler, devices.empty() ? nullptr : &runners, store ? &*store : nullptr, sweepId,
                                                     arch->name, args.json);
-    std::signal(SIGINT, previous);
+    restoreStopSignals(previous);
     const bool stopped = sweep.cancelled();
     if (store && recordError.empty()) store->setSweepState(sweepId, stopped ? "stopped" : "finished");
 
@@ -505,7 +518,7 @@ int sweep(const Context& ctx, const SweepArgs& args) {
     }
     if (stopped) {
         std::cerr << "kx: stopped: the configs finished so far are kept\n";
-        return 130;
+        return 128 + (g_stopSignal.load() != 0 ? g_stopSignal.load() : SIGINT);  // 130 after Ctrl-C, 143 after SIGTERM
     }
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -121,9 +122,13 @@ TEST_CASE("kx sweep --preselected sweeps a template's named set", "[cli][sweep]"
     CHECK(doc["points"][2]["config"]["BM"] == "32");
 }
 
-TEST_CASE("Ctrl-C stops a sweep cleanly and keeps what finished", "[cli][sweep][signal]") {
-    const fs::path session = fresh("stopped.kxs"), cache = fresh("cold-cache");
-    const std::string out = (scratchDir() / "stopped.out").string();  // named before fork: the folder is per process
+// Ctrl-C, and SIGTERM (what `timeout` and batch schedulers send), stop a sweep the same way.
+TEST_CASE("Ctrl-C or SIGTERM stops a sweep cleanly and keeps what finished", "[cli][sweep][signal]") {
+    const int signal = GENERATE(SIGINT, SIGTERM);
+    const std::string tag = signal == SIGINT ? "int" : "term";
+    const fs::path session = fresh("stopped-" + tag + ".kxs"), cache = fresh("cold-cache-" + tag);
+    const std::string out = (scratchDir() / ("stopped-" + tag + ".out")).string();  // named before fork: the folder is per process
+    const std::string csv = (scratchDir() / ("stopped-" + tag + ".csv")).string();
     const std::string kx = std::string(KX_TEST_BINARY_DIR) + "/bin/kx";
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
@@ -133,7 +138,7 @@ TEST_CASE("Ctrl-C stops a sweep cleanly and keeps what finished", "[cli][sweep][
         std::freopen(out.c_str(), "w", stdout);
         std::freopen((out + ".err").c_str(), "w", stderr);
         ::execl(kx.c_str(), kx.c_str(), "sweep", "gemm_mma", "--arch", "sm_90", "--vary", "BM=64,128", "--vary", "BN=64,128,256",
-                "--vary", "STAGES=2..4", "--compile-only", "-j", "1", "--session", session.c_str(), static_cast<char*>(nullptr));
+                "--vary", "STAGES=2..4", "--compile-only", "-j", "1", "--session", session.c_str(), "--csv", csv.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
     // Stop once the session holds a first point.
@@ -147,13 +152,17 @@ TEST_CASE("Ctrl-C stops a sweep cleanly and keeps what finished", "[cli][sweep][
         }
     }
     REQUIRE(started);
-    ::kill(pid, SIGINT);
+    ::kill(pid, signal);
     int status = 0;
     REQUIRE(::waitpid(pid, &status, 0) == pid);
     INFO(slurp(out + ".err"));
     REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 130);
+    CHECK(WEXITSTATUS(status) == 128 + signal);
     CHECK_THAT(slurp(out + ".err"), Catch::Contains("stopped: the configs finished so far are kept"));
+    // The CSV is written too: a header and every config, the unreached ones marked.
+    const std::string table = slurp(csv);
+    CHECK(std::count(table.begin(), table.end(), '\n') == 19);
+    CHECK_THAT(table, Catch::Contains("not_reached"));
 
     const SessionStore s = SessionStore::open(session);
     REQUIRE(s.sweeps().size() == 1);
