@@ -4,6 +4,7 @@
 #include "command_options.hpp"
 #include "commands.hpp"
 
+#include "analysis/roofline_scene.hpp"
 #include "run/calibration.hpp"
 #include "store/session_record.hpp"
 #include "store/session_store.hpp"
@@ -331,7 +332,11 @@ int emitSlurm(const SweepArgs& args, const std::string& uid, const std::string& 
     return 0;
 }
 
-SweepOptions sweepOptions(const Context& ctx, const SweepArgs& args, const SizeMap& sizes, const std::vector<int>& devices, const Arch& arch) {
+// The predicted roofline's device: --roofline-device, else the datasheet of the GPU that runs the
+// sweep (or, compiling only with --arch native, the GPU that named the arch) when the database
+// has one of its model, else the arch's own device.
+SweepOptions sweepOptions(const Context& ctx, const SweepArgs& args, const SizeMap& sizes, const nlohmann::json& gpus,
+                          const std::vector<int>& devices, const Arch& arch) {
     SweepOptions options;
     options.sizes = sizes;
     options.compileThreads = args.jobs;
@@ -347,7 +352,9 @@ SweepOptions sweepOptions(const Context& ctx, const SweepArgs& args, const SizeM
         if (!d) throw InputError("unknown device '" + args.rooflineDevice + "' for --roofline-device (see assets/devices/)");
         options.rooflineDevice = *d;
     } else {
-        options.rooflineDevice = rooflineDeviceFor(ctx.arches, arch);
+        const std::size_t gpu = devices.empty() ? 0 : static_cast<std::size_t>(devices.front());
+        const DeviceSpec* own = gpu < gpus.size() ? deviceForGpuName(ctx.arches, arch, gpus[gpu].value("name", "")) : nullptr;
+        options.rooflineDevice = own ? std::optional<DeviceSpec>(*own) : rooflineDeviceFor(ctx.arches, arch);
     }
     return options;
 }
@@ -460,7 +467,7 @@ int sweep(const Context& ctx, const SweepArgs& args) {
     const std::string name = args.name.empty() ? fmt::format("{} on {}", tmpl->id(), arch->name) : args.name;
     if (!args.emitSlurm.empty()) return emitSlurm(args, uid, name, configs);
 
-    const SweepOptions options = sweepOptions(ctx, args, sizes, devices, *arch);
+    const SweepOptions options = sweepOptions(ctx, args, sizes, gpus, devices, *arch);
     Sweep sweep(tmpl, *arch, configs, options);
 
     // The session, checked before anything is compiled.
@@ -553,7 +560,7 @@ void addSweepCommand(CLI::App& app, CommandTable& table) {
     auto* allowSpills = sweepCmd->add_flag("--allow-spills", sw->allowSpills, "Run configs that spill registers (default: pruned)");
     sweepCmd->add_option("--max-spill-bytes", sw->maxSpillBytes, "Prune configs spilling more bytes (default 0)")->excludes(allowSpills);
     sweepCmd->add_option("--max-regs", sw->maxRegs, "Prune configs using more registers per thread")->check(CLI::Range(1, 255));
-    sweepCmd->add_option("--roofline-device", sw->rooflineDevice, "Device of the predicted roofline (default: the arch's; see assets/devices)");
+    sweepCmd->add_option("--roofline-device", sw->rooflineDevice, "Device of the predicted roofline (default: the GPU's own datasheet when kx has it, else the arch's; see assets/devices)");
     sweepCmd->add_option("--autotune", sw->autotune, "Re-time the K fastest in rounds with more repetitions; keep the winner as a preset")
         ->check(CLI::Range(1, 1000));
     sweepCmd->add_option("--autotune-rounds", sw->autotuneRounds, "Rounds per autotune candidate")->check(CLI::Range(1, 100));

@@ -122,6 +122,27 @@ TEST_CASE("kx sweep --preselected sweeps a template's named set", "[cli][sweep]"
     CHECK(doc["points"][2]["config"]["BM"] == "32");
 }
 
+// A sweep predicts each config's roofline position on the GPU it runs on when the database has
+// that GPU's datasheet: an H200 (here the stand-in runner's) is not drawn against the H100's
+// bandwidth, which the arch alone would choose.
+TEST_CASE("a sweep's predicted roofline is the GPU's own when kx knows it", "[cli][sweep][roofline]") {
+    const std::string args = "sweep map --compile-only --vary BLOCK=128,256 --json";
+    const std::string h200 = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'";
+    const Outcome own = runKx(args + " --arch native", h200);
+    INFO(own.err);
+    REQUIRE(own.exitCode == 0);
+    const nlohmann::json doc = nlohmann::json::parse(own.out);
+    REQUIRE(doc["points"].size() == 2);
+    for (const auto& p : doc["points"]) CHECK(p["predicted"]["roofline_device"] == "NVIDIA H200 SXM 141GB");
+    // Named, the arch's device; an unknown GPU of the same arch, the arch's device too.
+    const Outcome named = runKx(args + " --arch sm_90");
+    REQUIRE(named.exitCode == 0);
+    CHECK(nlohmann::json::parse(named.out)["points"][0]["predicted"]["roofline_device"] == "NVIDIA H100 SXM5 80GB");
+    const Outcome unknown = runKx(args + " --arch native", "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='Fake GPU'");
+    REQUIRE(unknown.exitCode == 0);
+    CHECK(nlohmann::json::parse(unknown.out)["points"][0]["predicted"]["roofline_device"] == "NVIDIA H100 SXM5 80GB");
+}
+
 // Ctrl-C, and SIGTERM (what `timeout` and batch schedulers send), stop a sweep the same way.
 TEST_CASE("Ctrl-C or SIGTERM stops a sweep cleanly and keeps what finished", "[cli][sweep][signal]") {
     const int signal = GENERATE(SIGINT, SIGTERM);
