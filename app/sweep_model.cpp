@@ -1,6 +1,7 @@
 #include "sweep_model.hpp"
 
 #include "explorer_model.hpp"
+#include "analysis/roofline_scene.hpp"
 #include "sweep/space.hpp"
 #include "sweep/sweep_record.hpp"
 #include "templates/compile_flags.hpp"
@@ -172,7 +173,11 @@ void SweepModel::start() {
     options.sizes = tmpl->withSizes(runs.sizesTemplate() == tmpl->id() ? runs.sizeText() : std::map<std::string, std::string>{});
     // One core stays with the UI.
     options.compileThreads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()) - (std::thread::hardware_concurrency() > 1 ? 1 : 0));
-    options.rooflineDevice = rooflineDeviceFor(m_explorer.archDatabase(), *arch);
+    // The predicted roofline: the datasheet of the GPU the runner reported, when there is one of
+    // its model, else the arch's device (kx sweep chooses the same way).
+    const DeviceSpec* own =
+        runs.runnerState() == RunnerState::Ready ? deviceForGpuName(m_explorer.archDatabase(), *arch, runs.deviceName()) : nullptr;
+    options.rooflineDevice = own ? std::optional<DeviceSpec>(*own) : rooflineDeviceFor(m_explorer.archDatabase(), *arch);
     options.run.reps = runs.reps;
     options.run.timeoutSeconds = runs.timeoutSeconds;
     m_measuring = !compileOnly && runs.runnerState() == RunnerState::Ready;

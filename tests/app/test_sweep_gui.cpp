@@ -7,10 +7,13 @@
 
 #include <stb/stb_image.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace kx::test;
@@ -188,4 +191,43 @@ expect BM=32 BN=64 maxrregcount=0
     CHECK(w > 600);
     CHECK(h > 150);
     CHECK(distinctColours(png) > 50);
+}
+
+// The predicted roofline of a sweep is the GPU's own when the runner names one kx has a datasheet
+// for: map is memory-bound, so on the (stand-in) H200 its roof is the H200's higher bandwidth,
+// not the H100's that sm_90 alone would choose.
+TEST_CASE("gui: a sweep predicts on the runner's GPU", "[app][gui][sweep][roofline]") {
+    requirePrerequisites();
+    TempDir dir("sweep_own_gpu");
+    const auto predictedRoofs = [&](const std::string& tag, const std::string& runner) {
+        const fs::path csv = dir.path / (tag + ".csv");
+        const fs::path script = writeScript(dir, "template map\narch sm_90\nwait-compile\nrun\nwait-run\nsweep vary BLOCK=128,256\n"
+                                                 "sweep start compile-only\nsweep wait\nsweep export " + csv.string() + "\n");
+        const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / (tag + ".png")).string() + "' --frames 3", runner);
+        INFO(r.stderrText);
+        REQUIRE(r.exitCode == 0);
+        // The column of the predicted roof, each row's value.
+        std::istringstream table(readFile(csv));
+        std::string line;
+        std::getline(table, line);
+        std::vector<std::string> header;
+        for (std::stringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+        const auto column = std::find(header.begin(), header.end(), "predicted_roof_tflops") - header.begin();
+        REQUIRE(column < static_cast<long>(header.size()));
+        std::set<double> roofs;
+        while (std::getline(table, line)) {
+            std::vector<std::string> cells;
+            for (std::stringstream c(line); std::getline(c, line, ',');) cells.push_back(line);
+            REQUIRE(column < static_cast<long>(cells.size()));
+            roofs.insert(std::stod(cells[static_cast<std::size_t>(column)]));
+        }
+        return roofs;
+    };
+    const std::string fake = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME=";
+    const std::set<double> h200 = predictedRoofs("h200", fake + "'NVIDIA H200'");
+    const std::set<double> unknown = predictedRoofs("unknown", fake + "'Fake GPU'");
+    REQUIRE(h200.size() == 1);
+    REQUIRE(unknown.size() == 1);
+    // HBM3e at 4.8 TB/s against the H100 SXM's 3.35: the memory-bound roof rises by that ratio.
+    CHECK(*h200.begin() / *unknown.begin() == Approx(4.8 / 3.35).epsilon(0.02));
 }
