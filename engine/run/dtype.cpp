@@ -3,6 +3,7 @@
 #include "run/fp8.hpp"
 #include "run/reference.hpp"
 #include "util/error.hpp"
+#include "util/parallel_ranges.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,7 @@ namespace kx::engine {
 namespace {
 
 constexpr double kU64Limit = 18446744073709551616.0;  // 2^64
+constexpr std::size_t kValuesPerThread = std::size_t{1} << 20;  // below this a thread costs more than it saves
 
 struct CTypeSpelling {
     std::string_view spelling;
@@ -85,23 +87,32 @@ const DtypeInfo& dtypeOfCType(std::string_view ctype) {
 std::string encodeValues(const std::vector<double>& values, const DtypeInfo& t) {
     std::string bytes(values.size() * static_cast<std::size_t>(t.bytes), '\0');
     char* out = bytes.data();
-    const auto [lo, hi] = t.kind == DtypeKind::Float ? std::pair{0.0, 0.0} : integerRange(t);
+    if (t.kind == DtypeKind::Float) {
+        // The format chosen once, the values converted on every core.
+        const auto fp8 = fp8FormatNamed(t.name);
+        const int format = t.name == "f64" ? 0 : t.name == "f32" ? 1 : fp8 ? 2 : t.name == "f16" ? 3 : 4;
+        parallelRanges(values.size(), kValuesPerThread, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const double v = values[i];
+                char* o = out + i * static_cast<std::size_t>(t.bytes);
+                if (format == 0) {
+                    std::memcpy(o, &v, 8);
+                } else if (format == 1) {
+                    const float f = static_cast<float>(roundToDtype(v, "f32"));
+                    std::memcpy(o, &f, 4);
+                } else if (format == 2) {
+                    *o = static_cast<char>(toFp8Bits(v, *fp8));
+                } else {
+                    const std::uint16_t b = format == 3 ? toHalfBits(v) : toBf16Bits(v);
+                    std::memcpy(o, &b, 2);
+                }
+            }
+        });
+        return bytes;
+    }
+    const auto [lo, hi] = integerRange(t);
     for (std::size_t i = 0; i < values.size(); ++i, out += t.bytes) {
         const double v = values[i];
-        if (t.kind == DtypeKind::Float) {
-            if (t.name == "f64") {
-                std::memcpy(out, &v, 8);
-            } else if (t.name == "f32") {
-                const float f = static_cast<float>(roundToDtype(v, "f32"));
-                std::memcpy(out, &f, 4);
-            } else if (const auto fp8 = fp8FormatNamed(t.name)) {
-                *out = static_cast<char>(toFp8Bits(v, *fp8));
-            } else {
-                const std::uint16_t b = t.name == "f16" ? toHalfBits(v) : toBf16Bits(v);
-                std::memcpy(out, &b, 2);
-            }
-            continue;
-        }
         if (!(v == std::floor(v)) || v < lo || v > hi)
             throw InputError("value " + std::to_string(v) + " at index " + std::to_string(i) + " is not a " + std::string(t.name));
         // Two's complement: a negative value's low bytes are those of 2^64 + v.
@@ -139,20 +150,26 @@ std::vector<double> decodeValues(std::string_view bytes, const DtypeInfo& t) {
         if (t.name == "f64") {
             std::memcpy(out.data(), in, n * 8);
         } else if (t.name == "f32") {
-            for (std::size_t i = 0; i < n; ++i) {
-                float f;
-                std::memcpy(&f, in + 4 * i, 4);
-                out[i] = f;
-            }
+            parallelRanges(n, kValuesPerThread, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    float f;
+                    std::memcpy(&f, in + 4 * i, 4);
+                    out[i] = f;
+                }
+            });
         } else if (const auto fp8 = fp8FormatNamed(t.name)) {
-            for (std::size_t i = 0; i < n; ++i) out[i] = fromFp8Bits(static_cast<std::uint8_t>(in[i]), *fp8);
+            parallelRanges(n, kValuesPerThread, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) out[i] = fromFp8Bits(static_cast<std::uint8_t>(in[i]), *fp8);
+            });
         } else {
             const std::vector<double>& table = sixteenBitTable(t.name == "f16");
-            for (std::size_t i = 0; i < n; ++i) {
-                std::uint16_t b;
-                std::memcpy(&b, in + 2 * i, 2);
-                out[i] = table[b];
-            }
+            parallelRanges(n, kValuesPerThread, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    std::uint16_t b;
+                    std::memcpy(&b, in + 2 * i, 2);
+                    out[i] = table[b];
+                }
+            });
         }
         return out;
     }

@@ -3,6 +3,7 @@
 #include "run/reference.hpp"
 #include "templates/expression.hpp"
 #include "util/error.hpp"
+#include "util/parallel_ranges.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,33 @@ struct Rule {
 };
 constexpr Rule kRules[] = {{"uniform", 2, false}, {"normal", 2, false}, {"randint", 2, true},
                            {"unique", 2, true},   {"iota", 1, true},    {"const", 1, false}};
+
+// Element-wise rules fill chunks of this many values, each from its own generator seeded by the
+// argument's seed and the chunk's index, on as many threads as there are cores: the values depend
+// on the seed alone, not on the machine, and 10^8 of them take a fraction of a second.
+constexpr std::size_t kFillChunk = std::size_t{1} << 20;
+
+std::uint64_t chunkSeed(std::uint64_t seed, std::size_t chunk) {  // splitmix64 of the pair
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (chunk + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// v[i] = draw(rng) for every i, chunk by chunk as above, with a fresh `draw = makeDraw()` per
+// chunk (a distribution may keep state between values: normal_distribution's second value).
+template <class MakeDraw>
+void fillChunks(std::vector<double>& v, std::uint64_t seed, MakeDraw makeDraw) {
+    const std::size_t chunks = (v.size() + kFillChunk - 1) / kFillChunk;
+    parallelRanges(chunks, 1, [&](std::size_t firstChunk, std::size_t endChunk) {
+        for (std::size_t c = firstChunk; c < endChunk; ++c) {
+            std::mt19937_64 rng(chunkSeed(seed, c));
+            auto draw = makeDraw();
+            const std::size_t end = std::min(v.size(), (c + 1) * kFillChunk);
+            for (std::size_t i = c * kFillChunk; i < end; ++i) v[i] = draw(rng);
+        }
+    });
+}
 
 std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\n");
@@ -99,22 +127,27 @@ FillSpec parseFill(const std::string& textIn, const DtypeInfo& dtype, const std:
 }
 
 std::vector<double> generateFill(const FillSpec& spec, const DtypeInfo& dtype, std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
     std::vector<double> v(count);
     const bool isFloat = dtype.kind == DtypeKind::Float;
     auto round = [&](double x) { return isFloat ? roundToDtype(x, dtype.name) : x; };
     if (spec.kind == "uniform") {
-        std::uniform_real_distribution<double> d(spec.args[0], spec.args[1]);
-        for (double& x : v) x = round(d(rng));
+        fillChunks(v, seed, [&] {
+            return [&, d = std::uniform_real_distribution<double>(spec.args[0], spec.args[1])](std::mt19937_64& rng) mutable { return round(d(rng)); };
+        });
     } else if (spec.kind == "normal") {
-        std::normal_distribution<double> d(spec.args[0], spec.args[1]);
-        for (double& x : v) x = round(d(rng));
+        fillChunks(v, seed, [&] {
+            return [&, d = std::normal_distribution<double>(spec.args[0], spec.args[1])](std::mt19937_64& rng) mutable { return round(d(rng)); };
+        });
     } else if (spec.kind == "randint") {
         const auto lo = static_cast<long long>(std::ceil(spec.args[0]));
         const auto hi = static_cast<long long>(std::ceil(spec.args[1])) - 1;
-        std::uniform_int_distribution<long long> d(lo, std::max(lo, hi));
-        for (double& x : v) x = round(static_cast<double>(d(rng)));
+        fillChunks(v, seed, [&] {
+            return [&, d = std::uniform_int_distribution<long long>(lo, std::max(lo, hi))](std::mt19937_64& rng) mutable {
+                return round(static_cast<double>(d(rng)));
+            };
+        });
     } else if (spec.kind == "unique") {
+        std::mt19937_64 rng(seed);
         const auto lo = static_cast<long long>(std::ceil(spec.args[0]));
         const auto hi = static_cast<long long>(std::ceil(spec.args[1]));  // exclusive
         const auto range = static_cast<unsigned long long>(hi - lo);

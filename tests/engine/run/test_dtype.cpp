@@ -82,6 +82,31 @@ TEST_CASE("fill rules make the distributions they name", "[dtype][fill]") {
     CHECK(generateFill(parseFill("", f16, vars), f16, 64, 9) != generateFill(parseFill("", f16, vars), f16, 64, 10));
 }
 
+// Large fills are generated in chunks on several threads, each chunk from its own seed: the
+// values depend on the seed alone, so a shorter fill is a prefix of a longer one across chunk
+// boundaries, and the chunks are not copies of one another.
+TEST_CASE("large fills are the same values whatever their length and the threads", "[dtype][fill]") {
+    const std::map<std::string, double> vars;
+    const DtypeInfo& f32 = dtypeNamed("f32");
+    const DtypeInfo& i32 = dtypeNamed("i32");
+    const std::size_t chunk = std::size_t{1} << 20;
+    for (const char* rule : {"uniform(-1, 3)", "normal(0, 1)"}) {
+        INFO(rule);
+        const auto longer = generateFill(parseFill(rule, f32, vars), f32, 3 * chunk + 12345, 5);
+        const auto shorter = generateFill(parseFill(rule, f32, vars), f32, chunk + chunk / 2, 5);
+        CHECK(std::equal(shorter.begin(), shorter.end(), longer.begin()));
+        CHECK(!std::equal(longer.begin(), longer.begin() + 1000, longer.begin() + static_cast<long>(chunk)));
+        double mean = 0;
+        for (double v : longer) mean += v;
+        mean /= static_cast<double>(longer.size());
+        CHECK(mean == Approx(std::string(rule) == "normal(0, 1)" ? 0.0 : 1.0).margin(0.01));
+    }
+    const auto keys = generateFill(parseFill("randint(0, 7)", i32, vars), i32, 2 * chunk + 3, 11);
+    const auto prefix = generateFill(parseFill("randint(0, 7)", i32, vars), i32, chunk + 1, 11);
+    CHECK(std::equal(prefix.begin(), prefix.end(), keys.begin()));
+    CHECK(*std::max_element(keys.begin(), keys.end()) == 6);
+}
+
 TEST_CASE("bad fill rules are refused with the reason", "[dtype][fill]") {
     const std::map<std::string, double> vars = {{"n", 10}};
     const DtypeInfo& i32 = dtypeNamed("i32");

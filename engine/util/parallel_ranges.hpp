@@ -1,0 +1,30 @@
+#pragma once
+// Data-parallel loops over large host arrays (inputs and outputs of tens of millions of values).
+
+#include <algorithm>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace kx::engine {
+
+// Calls body(begin, end) on consecutive ranges that cover [0, n), one per thread, on up to as
+// many threads as there are cores, each range at least minPerThread long (the calling thread
+// takes the first). The body must not throw, and whatever it writes must depend on the index
+// alone, so that the result does not depend on the machine.
+template <class Body>
+void parallelRanges(std::size_t n, std::size_t minPerThread, Body body) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = std::max<std::size_t>(1, std::min(cores, n / std::max<std::size_t>(minPerThread, 1)));
+    if (threads <= 1) {
+        body(std::size_t{0}, n);
+        return;
+    }
+    const std::size_t step = (n + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back([&body, t, step, n] { body(std::min(n, t * step), std::min(n, (t + 1) * step)); });
+    body(std::size_t{0}, std::min(n, step));
+    for (std::thread& t : pool) t.join();
+}
+
+}  // namespace kx::engine
