@@ -175,14 +175,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < kStages; ++s) {
-            mbarrierInit(smemAddress(&fullBar[s]), 1);            // the producer's arrive, plus the bytes
-            mbarrierInit(smemAddress(&emptyBar[s]), kConsumers);  // one arrive per consumer warpgroup
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
+    initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
 
     const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
     const int tiles = blocksM * blocksN;

@@ -129,6 +129,20 @@ __device__ __forceinline__ void mbarrierWait(unsigned bar, unsigned parity) {
     } while (!done);
 }
 
+// A block's ring of `stages` stage barriers, initialised by thread 0 before any thread uses
+// them: full[s] completes on the producer's arrive plus the bytes its copies bring, empty[s] on
+// one arrive per consumer warpgroup. The fence makes the initialisation visible to the TMA unit.
+__device__ __forceinline__ void initStageBarriers(unsigned long long* fullBar, unsigned long long* emptyBar, int stages, unsigned consumers) {
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < stages; ++s) {
+            mbarrierInit(smemAddress(&fullBar[s]), 1);
+            mbarrierInit(smemAddress(&emptyBar[s]), consumers);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+}
+
 // A wgmma shared-memory matrix descriptor for a tile the TMA wrote with the 128-byte swizzle:
 // 128-byte rows, 8-row groups 1024 bytes apart (the stride byte offset), swizzle mode 1 in bits
 // 62-63. The leading byte offset matters only for an operand read N-major (transposed, as
