@@ -5,7 +5,7 @@
 # geometric mean of the ratios per direction and layer set.
 # Usage: conv_bench.sh OUTDIR [fwd|bwd_data|bwd_weight ...]   (run from the repository root)
 # KX_CONV_TEMPLATE=conv_wgmma times the Hopper template instead (layers it cannot run, channel
-# counts the TMA cannot copy or strided backward data, are reported as refused).
+# counts the TMA cannot copy, are reported as refused).
 set -uo pipefail
 out=$1; shift
 template=${KX_CONV_TEMPLATE:-conv}
@@ -41,8 +41,8 @@ layers=(
 # default 128 x 64 tile (32 wide when there are only 32 filters) and takes 64-deep stages when K is
 # long; bwd_data does best with eight 32 x 32 warps; bwd_weight takes wide tiles and Split-K so
 # that about two waves of blocks fill 132 SMs.
-config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases]
-  local dir=$1 m=$2 n=$3 k=$4 c=${5:-64} phases=${6:-1}
+config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patches: filter = stride, no padding]
+  local dir=$1 m=$2 n=$3 k=$4 c=${5:-64} phases=${6:-1} patches=${7:-0}
   if [[ $template == conv_wgmma ]]; then  # from conv_wgmma_candidates.sh on the H200
     local wbn=128 slice=64 mt=1 stages=6
     ((n <= 64)) && wbn=64
@@ -51,6 +51,8 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases]
     # Many output pixels: 256-pixel tiles (two row blocks a consumer), four stages to fit.
     if ((m >= 200000 || (n >= 128 && m >= 32768))); then mt=2; stages=4; fi
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
+    # Patches: every stride phase's taps side by side as the columns (phases x C of them).
+    if [[ $dir == bwd_data ]] && ((patches)); then echo "direction=bwd_data,BN=128,MT=2,STAGES=4,SLICE=64"; return; fi
     if [[ $dir == bwd_weight ]]; then  # rows: taps x channels (n), columns: filters (m), K: pixels
       wbn=64; ((m >= 128)) && wbn=128
       local rows=$(( (n / c) * ((c + 63) / 64) * 64 ))
@@ -98,7 +100,7 @@ for layer in "${layers[@]}"; do
   for dir in "${directions[@]}"; do
     case $dir in
       fwd) cfg=$(config_for fwd $pix $k $((taps * c)) $c) ;;
-      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k $phases) ;;
+      bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k $phases $((phases > 1 && f == s && p == 0))) ;;
       bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix $c) ;;
     esac
     $kx run "$template" --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err

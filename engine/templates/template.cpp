@@ -4,6 +4,7 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -318,15 +319,18 @@ std::string Template::render(const Config& config, const Arch& arch, const std::
 
 namespace {
 
-// Evaluates a list of a tensor map's expressions, each within [low, high].
+// Evaluates a list of a tensor map's expressions, each within [low, high]. A value out of range is
+// reported with its expression, in parentheses unless it is a single name or number.
 std::vector<long long> evaluateWithin(const std::vector<std::string>& exprs, const VariableMap& vars, const std::string& what, long long low,
                                       long long high, const std::string& rule) {
     std::vector<long long> values;
     for (const std::string& e : exprs) {
         const double value = evaluateExpression(e, vars);
         const long long v = static_cast<long long>(std::llround(value));
-        if (value != static_cast<double>(v) || v < low || v > high)
-            throw InputError(what + " " + e + " = " + formatNumber(value) + " (" + rule + ")");
+        if (value != static_cast<double>(v) || v < low || v > high) {
+            const bool plain = std::all_of(e.begin(), e.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+            throw InputError(what + " " + (plain ? e : "(" + e + ")") + " = " + formatNumber(value) + " (" + rule + ")");
+        }
         values.push_back(v);
     }
     return values;

@@ -5,10 +5,12 @@
 // Data type f16 (__half), fp32 accumulation, channels last: x is N x D x H x W x (G*C), the
 // filter G x K x (Z*Y*X) x C, y N x Do x Ho x Wo x (G*K). Group g is one GEMM:
 //   fwd         rows: output pixels   columns: k   K: tap*C + c   im2col(x) * w^T          -> y
-//   bwd_data    rows: input pixels    columns: c   K: tap*K + k   im2col(dy) * mirrored w  -> dx
+//   bwd_data    rows: input pixels    columns: c   K: tap*K + k   im2col(dy) * w at the tap -> dx
 //   bwd_weight  rows: tap*C + c       columns: k   K: pixels      im2col(x)^T * dy         -> dw^T
-// (bwd_data, stride 1: the forward convolution of dy with the filter mirrored, its window
-// running from pad - dil*(filter-1) to -pad.) tmA is the im2col tensor map (of x, or dy), tmB a
+// (bwd_data: one GEMM per stride phase, the input pixels s*i + q for one q per dimension, which
+// meet only the taps r with q + pad - r*dil a multiple of s, at dy's pixel i + (q + pad -
+// r*dil)/s: a stride-1 correlation of dy with those taps. At stride 1 it is the forward
+// convolution of dy with the filter mirrored.) tmA is the im2col tensor map (of x, or dy), tmB a
 // tiled map (of the filter, or dy). fwd and bwd_data: a stage is one filter tap (z, y, x) and
 // 64 of the summed channels; tmA copies the BM pixels' window corners shifted by the tap, one
 // row of channels each, zeros where the shifted pixel falls in the padding, and tmB the tap's
@@ -238,16 +240,33 @@ __device__ __forceinline__ unsigned long long tileDescriptor(unsigned addr) {
 
 // [SECTION] Work units
 
+// How the tiles walk backward data's stride phases, chosen per problem (the kernel is compiled for
+// all three and runs one):
+//   kUnitStride  stride 1 (and fwd, bwd_weight): one phase, every tap;
+//   kPhased      one GEMM per phase, over the taps that phase meets;
+//   kPatches     a filter as large as the stride and no padding (patch-embedding and downsampling
+//                layers): every phase meets one tap, at the same pixel of dy, so the phases sit
+//                side by side as one GEMM's columns (tap * C + c) and a tile of dy's rows is read
+//                once for all of them.
+enum Walk { kUnitStride = 0, kPhased = 1, kPatches = 2 };
+
 // The convolution's sizes, in the kernel's argument order, and the GEMM the tiles cover: M rows
-// (fwd and bwd_data: pixels, outD x outH x outW an image; bwd_weight: taps x cPad, each tap's
-// channels rounded up to whole 64-row slices) by outC columns, summing sumC channels a tap
-// (fwd, bwd_data) or `pixels` output pixels (bwd_weight).
+// (fwd: output pixels, outD x outH x outW an image; bwd_data: the pixels of one stride phase,
+// qD x qH x qW an image; bwd_weight: taps x cPad, each tap's channels rounded up to whole 64-row
+// slices) by `cols` columns (outC; kPatches: taps x C), summing sumC channels a tap (fwd,
+// bwd_data) or `pixels` output pixels (bwd_weight). kPhased has `phases` such GEMMs, tilesM tiles
+// of rows in all.
 struct Problem {
     int N, G, C, K, Di, Hi, Wi, Z, Y, X, sd, sh, sw, pd, ph, pw, dd, dh, dw;
     int Do, Ho, Wo, M;
     int outD, outH, outW, outC, sumC;
     int taps, cPad, pixels;
+    int phases, qD, qH, qW, tilesM, cols, walk;
+    int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
 };
+
+// floor(a / b) for b > 0, a of either sign.
+__device__ __forceinline__ int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int Di, int Hi, int Wi, int Z, int Y, int X, int sd, int sh, int sw,
                                                int pd, int ph, int pw, int dd, int dh, int dw) {
@@ -259,31 +278,86 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.outC = kDir == 1 ? C : K, p.sumC = kDir == 1 ? K : C;
     p.taps = Z * Y * X, p.cPad = (C + 63) / 64 * 64;
     p.pixels = N * p.Do * p.Ho * p.Wo;
-    p.M = kDir == 2 ? p.taps * p.cPad : N * p.outD * p.outH * p.outW;
+    // bwd_data: every phase's grid has the size of the largest (ceil(Di / sd) ...); the pixels a
+    // smaller one has past the image's edge are computed and not stored. Any dy pixel a phase
+    // pixel i meets is i + (q + pad - r*dil)/s >= i + floor((pad - dil*(filter-1)) / s).
+    p.phases = kDir == 1 ? sd * sh * sw : 1;
+    p.qD = kDir == 1 ? (Di + sd - 1) / sd : p.outD;
+    p.qH = kDir == 1 ? (Hi + sh - 1) / sh : p.outH;
+    p.qW = kDir == 1 ? (Wi + sw - 1) / sw : p.outW;
+    p.cornerD = floorDiv(pd - dd * (Z - 1), sd), p.cornerH = floorDiv(ph - dh * (Y - 1), sh), p.cornerW = floorDiv(pw - dw * (X - 1), sw);
+    p.M = kDir == 2 ? p.taps * p.cPad : N * p.qD * p.qH * p.qW;
+    // The manifest's PATCHES: each axis's filter spans its stride, unpadded (and undilated).
+    const bool patches = Z == sd && Y == sh && X == sw && (pd | ph | pw) == 0 && (Z == 1 || dd == 1) && (Y == 1 || dh == 1) && (X == 1 || dw == 1);
+    p.walk = kDir != 1 || p.phases == 1 ? kUnitStride : (patches ? kPatches : kPhased);
+    p.cols = p.walk == kPatches ? p.taps * C : p.outC;
+    p.tilesM = (p.walk == kPhased ? p.phases : 1) * ((p.M + kBM - 1) / kBM);
     return p;
 }
 
+// bwd_data: the filter taps of one dimension that a stride phase q meets, r = first + step*j for
+// j < count (q + pad - r*dil a multiple of s), and their offsets in dy from the phase's window
+// corner, offset - j*offsetStep (r's dy pixel is i + (q + pad - r*dil)/s).
+struct PhaseTaps {
+    int first, step, count, offset, offsetStep;
+};
+// Stride 1: every tap, the first at the window's far end.
+__device__ __forceinline__ PhaseTaps unitStrideTaps(int dil, int R) { return {0, 1, R, dil * (R - 1), dil}; }
+__device__ __forceinline__ PhaseTaps phaseTaps(int q, int s, int pad, int dil, int R, int corner) {
+    if (s == 1) return unitStrideTaps(dil, R);
+    PhaseTaps t{0, 1, 0, 0, 0};
+    // r*dil modulo s repeats every s taps or sooner, so the first such tap, if any, is below s.
+    while (t.first < s && (q + pad - t.first * dil) % s != 0) ++t.first;  // q + pad - r*dil may be negative: % is then <= 0
+    while (t.step * dil % s != 0) ++t.step;
+    t.count = t.first < min(s, R) ? (R - 1 - t.first) / t.step + 1 : 0;
+    t.offset = (q + pad - t.first * dil) / s - corner;
+    t.offsetStep = t.step * dil / s;
+    return t;
+}
+
 // A work unit: Split-K slice `split` of group g's tile of rows m0.. and columns k0.., and the
-// stages of the K loop it runs: kTiles of them from stage `first`.
+// stages of the K loop it runs: kTiles of them from stage `first`. bwd_data: the tile's stride
+// phase (q per dimension) and the taps it meets. The walk is a template argument, so that a
+// unit-stride problem skips the divisions the phases cost.
 struct Unit {
     int split, g, m0, k0, first, kTiles;
+    int qd, qh, qw;
+    PhaseTaps td, th, tw;
 };
 
+template <int kWalk>
 __device__ __forceinline__ Unit unitOf(const Problem& p, int unit) {
     // Consecutive units share their rows and walk the columns, so a tile of the im2col operand
-    // is read from DRAM once while the other, small, stays in L2.
-    const int tilesN = (p.outC + kBN - 1) / kBN, tilesM = (p.M + kBM - 1) / kBM, tiles = p.G * tilesM * tilesN;
+    // is read from DRAM once while the other, small, stays in L2; bwd_data's stride phases of
+    // the same rows come next, as they read the same pixels of dy.
+    const int tilesN = (p.cols + kBN - 1) / kBN, tiles = p.G * p.tilesM * tilesN;
     Unit u;
     u.split = unit / tiles;
     const int tile = unit % tiles;
-    u.g = tile / (tilesM * tilesN);
-    const int rest = tile % (tilesM * tilesN);
-    u.m0 = rest / tilesN * kBM;
+    u.g = tile / (p.tilesM * tilesN);
+    const int rest = tile % (p.tilesM * tilesN);
+    const int rows = rest / tilesN, phase = kWalk == kPhased ? rows % p.phases : 0;
+    u.m0 = (kWalk == kPhased ? rows / p.phases : rows) * kBM;
     u.k0 = rest % tilesN * kBN;
     if (kDir == 2) {  // Split-K over the pixels; a slice may be empty
         const int all = (p.pixels + kBK - 1) / kBK, perSplit = (all + kSplitK - 1) / kSplitK;
         u.first = min(all, u.split * perSplit);
         u.kTiles = min(all, u.first + perSplit) - u.first;
+    } else if (kDir == 1) {  // the phase's taps (none: its pixels' dx is zero), every slice of channels
+        if (kWalk == kPhased) {
+            u.qw = phase % p.sw, u.qh = phase / p.sw % p.sh, u.qd = phase / (p.sw * p.sh);
+            u.td = phaseTaps(u.qd, p.sd, p.pd, p.dd, p.Z, p.cornerD);
+            u.th = phaseTaps(u.qh, p.sh, p.ph, p.dh, p.Y, p.cornerH);
+            u.tw = phaseTaps(u.qw, p.sw, p.pw, p.dw, p.X, p.cornerW);
+        } else if (kWalk == kPatches) {  // one "tap" 0 whose columns are every tap's channels, dy at the phase pixel
+            u.qw = u.qh = u.qd = 0;
+            u.td = {0, 1, 1, -p.cornerD, 0}, u.th = {0, 1, 1, -p.cornerH, 0}, u.tw = {0, 1, 1, -p.cornerW, 0};
+        } else {
+            u.qw = u.qh = u.qd = 0;
+            u.td = unitStrideTaps(p.dd, p.Z), u.th = unitStrideTaps(p.dh, p.Y), u.tw = unitStrideTaps(p.dw, p.X);
+        }
+        u.first = 0;
+        u.kTiles = u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
     } else {  // every tap and slice of channels
         u.first = 0;
         u.kTiles = p.taps * ((p.sumC + kBK - 1) / kBK);
@@ -316,11 +390,27 @@ __device__ __forceinline__ TapOffsets offsetsOf(const Problem& p, int tap) {
             static_cast<unsigned short>(tap / (p.X * p.Y) * p.dd)};
 }
 
-// fwd and bwd_data: D's element (pixel m, channel k of group g) and its neighbour, or one at the
+// fwd and bwd_data: the pixel of D that row m of the unit's tile is, or -1 for none (past the
+// rows, or bwd_data's phase pixel past the image's edge).
+template <int kWalk>
+__device__ __forceinline__ int outputPixel(const Problem& p, const Unit& u, int m) {
+    if (m >= p.M) return -1;
+    if (kWalk == kUnitStride) return m;
+    int rest = m;
+    const int w = rest % p.qW * p.sw + u.qw;
+    rest /= p.qW;
+    const int h = rest % p.qH * p.sh + u.qh;
+    rest /= p.qH;
+    const int d = rest % p.qD * p.sd + u.qd, n = rest / p.qD;
+    if (w >= p.Wi || h >= p.Hi || d >= p.Di) return -1;
+    return ((n * p.Di + d) * p.Hi + h) * p.Wi + w;
+}
+
+// fwd and bwd_data: D's element (pixel, channel k of group g) and its neighbour, or one at the
 // edge.
-__device__ __forceinline__ void storeOutputs(T* __restrict__ y, const Problem& p, int g, int m, int k, float v0, float v1, bool pairOk) {
-    if (m >= p.M || k >= p.outC) return;
-    T* out = y + static_cast<long long>(m) * p.G * p.outC + static_cast<long long>(g) * p.outC + k;
+__device__ __forceinline__ void storeOutputs(T* __restrict__ y, const Problem& p, int g, int pixel, int k, float v0, float v1, bool pairOk) {
+    if (pixel < 0 || k >= p.outC) return;
+    T* out = y + static_cast<long long>(pixel) * p.G * p.outC + static_cast<long long>(g) * p.outC + k;
     if (pairOk && k + 1 < p.outC) {
         struct alignas(2 * sizeof(T)) Pair { T v[2]; } pair;
         pair.v[0] = T(v0);
@@ -330,6 +420,42 @@ __device__ __forceinline__ void storeOutputs(T* __restrict__ y, const Problem& p
     }
     out[0] = T(v0);
     if (k + 1 < p.outC) out[1] = T(v1);
+}
+
+// kPatches: one m64 block's outputs. Thread t's rows m and m + 8 are pixels i of the phase grid,
+// its columns k0 + 8j + 2(t%4) and +1 are tap * C + c, and tap (z, y, x) puts them at dx's pixel
+// s*i + (z, y, x). C is a multiple of 8, so an 8-wide group of columns is one tap's.
+__device__ __forceinline__ void storePatchBlock(T* __restrict__ dx, const Problem& p, const Unit& u, int m, int t, const float* acc, bool pairOk) {
+    int base[2], d[2], h[2], w[2];  // dx's pixel s*i (-1 past the rows) and its coordinates
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        int rest = m + 8 * r;
+        base[r] = -1, d[r] = h[r] = w[r] = 0;
+        if (rest >= p.M) continue;
+        w[r] = rest % p.qW * p.sw, rest /= p.qW;
+        h[r] = rest % p.qH * p.sh, rest /= p.qH;
+        d[r] = rest % p.qD * p.sd;
+        base[r] = ((rest / p.qD * p.Di + d[r]) * p.Hi + h[r]) * p.Wi + w[r];
+    }
+    const int k = u.k0 + (t % 4) * 2;
+    int tap = k / p.C, c = k % p.C;
+    int x = tap % p.X, y = tap / p.X % p.Y, z = tap / (p.X * p.Y);
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const bool inside = base[r] >= 0 && tap < p.taps && w[r] + x < p.Wi && h[r] + y < p.Hi && d[r] + z < p.Di;
+            storeOutputs(dx, p, u.g, inside ? base[r] + (z * p.Hi + y) * p.Wi + x : -1, c, acc[4 * j + 2 * r], acc[4 * j + 2 * r + 1], pairOk);
+        }
+        c += 8;
+        if (c >= p.C) {
+            c -= p.C, ++tap;
+            if (++x == p.X) {
+                x = 0;
+                if (++y == p.Y) y = 0, ++z;
+            }
+        }
+    }
 }
 
 // bwd_weight: dw's element (filter k, tap and channel of row r) of group g, which the tile holds
@@ -365,33 +491,52 @@ __device__ __forceinline__ unsigned claimStage(const Ring& ring, int slice, unsi
     return ring.base + stage * kStageBytes;
 }
 
-// fwd and bwd_data: one stage per filter tap and kBK of the summed channels, the tap's window
-// corners shifted by its offsets. Past the group's last channel the im2col copy reads the next
-// group's (or zeros at the tensor's end); the filter's copy reads zeros there, which cancel them.
-__device__ __forceinline__ void produceImageTile(const Problem& p, const Unit& u, const TensorMap& tmA, const TensorMap& tmB, const Ring& ring,
-                                                 int& slice) {
-    // The tile's first pixel's window corner: fwd reads x from o * stride - pad on, bwd_data dy
-    // from i + pad - dil * (filter - 1) (stride 1).
-    const Corner corner = kDir == 0 ? cornerOf(u.m0, p.outD, p.outH, p.outW, p.sd, p.sh, p.sw, p.pd, p.ph, p.pw)
-                                    : cornerOf(u.m0, p.outD, p.outH, p.outW, 1, 1, 1, p.dd * (p.Z - 1) - p.pd, p.dh * (p.Y - 1) - p.ph,
-                                               p.dw * (p.X - 1) - p.pw);
+// fwd: one stage per filter tap and kBK of the summed channels, the tap's window corners shifted
+// by its offsets. Past the group's last channel the im2col copy reads the next group's (or zeros
+// at the tensor's end); the filter's copy reads zeros there, which cancel them.
+__device__ __forceinline__ void produceForwardTile(const Problem& p, const Unit& u, const TensorMap& tmA, const TensorMap& tmB, const Ring& ring,
+                                                   int& slice) {
+    // The tile's first pixel's window corner: x from o * stride - pad on.
+    const Corner corner = cornerOf(u.m0, p.outD, p.outH, p.outW, p.sd, p.sh, p.sw, p.pd, p.ph, p.pw);
     int tap = 0, c0 = 0;
     for (int kt = 0; kt < u.kTiles; ++kt, ++slice) {
         unsigned full;
         const unsigned aTile = claimStage(ring, slice, full);
-        const unsigned bTile = aTile + kATileBytes;
         const TapOffsets o = offsetsOf(p, tap);
         tmaLoadIm2col(aTile, tmA, u.g * p.sumC + c0, corner.w, corner.h, corner.d, corner.n, o.x, o.y, o.z, full);
-        if (kDir == 0) {
-            tmaLoad4d(bTile, tmB, c0, tap, u.k0, u.g, full);
-        } else {
-            // dy's window runs forward, so its tap t meets the filter's mirrored tap.
-#pragma unroll
-            for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, p.taps - 1 - tap, c0, u.g, full);
-        }
+        tmaLoad4d(aTile + kATileBytes, tmB, c0, tap, u.k0, u.g, full);
         // Next: the tap's next kBK channels, else the next tap.
         c0 += kBK;
         if (c0 >= p.sumC) c0 = 0, ++tap;
+    }
+}
+
+// bwd_data: one stage per tap of the unit's stride phase and kBK of the summed channels (dy's
+// filters). The phase's pixel i reads dy from its window corner i + p.corner, shifted by the
+// tap's offsets; the filter's copy is the tap's, 64 input channels at a time (mn-major).
+__device__ __forceinline__ void produceDataTile(const Problem& p, const Unit& u, const TensorMap& tmA, const TensorMap& tmB, const Ring& ring,
+                                                int& slice) {
+    const Corner corner = cornerOf(u.m0, p.qD, p.qH, p.qW, 1, 1, 1, -p.cornerD, -p.cornerH, -p.cornerW);
+    int jd = 0, jh = 0, jw = 0, c0 = 0;
+    for (int kt = 0; kt < u.kTiles; ++kt, ++slice) {
+        unsigned full;
+        const unsigned aTile = claimStage(ring, slice, full);
+        const unsigned bTile = aTile + kATileBytes;
+        const int tap = ((u.td.first + jd * u.td.step) * p.Y + u.th.first + jh * u.th.step) * p.X + u.tw.first + jw * u.tw.step;
+        tmaLoadIm2col(aTile, tmA, u.g * p.sumC + c0, corner.w, corner.h, corner.d, corner.n,
+                      static_cast<unsigned short>(u.tw.offset - jw * u.tw.offsetStep), static_cast<unsigned short>(u.th.offset - jh * u.th.offsetStep),
+                      static_cast<unsigned short>(u.td.offset - jd * u.td.offsetStep), full);
+#pragma unroll
+        for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, tap, c0, u.g, full);
+        // Next: the tap's next kBK channels, else the phase's next tap (width fastest).
+        c0 += kBK;
+        if (c0 >= p.sumC) {
+            c0 = 0;
+            if (++jw == u.tw.count) {
+                jw = 0;
+                if (++jh == u.th.count) jh = 0, ++jd;
+            }
+        }
     }
 }
 
@@ -437,26 +582,11 @@ using namespace kx_conv_wgmma;
 // run while it waits for the next stage, and frees the previous one. Blocks walk the units with
 // a stride of the grid, so a persistent grid (one block per SM) works too.
 
-#define KX_CONV_WGMMA_PARAMS                                                                                                        \
-    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials,                              \
-        const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int N, int G, int C, int K, int Di, int Hi, \
-        int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
-#define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
-
-extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x128_c2_s4_p1(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B;  // read through the tensor maps
-    const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
-
-    extern __shared__ unsigned char smemRaw[];
-    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages];
-    // The swizzle pattern repeats every 1024 bytes (128-byte) or 512 (64-byte), and the
-    // descriptors assume the tiles start on such a boundary.
-    const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
+template <int kWalk>
+__device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA, const TensorMap& tmB, T* __restrict__ D, float* __restrict__ partials,
+                                         unsigned smemBase, unsigned long long* fullBar, unsigned long long* emptyBar) {
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
-
-    initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
-
-    const int units = kSplitK * G * ((p.M + kBM - 1) / kBM) * ((p.outC + kBN - 1) / kBN);
+    const int units = kSplitK * p.G * p.tilesM * ((p.cols + kBN - 1) / kBN);
 
     if (warpgroup == 0) {
         shrinkRegisters();
@@ -466,8 +596,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
             const Ring ring{smemBase, fullBar, emptyBar};
             int slice = 0;  // stages filled so far, over all of this block's units
             for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-                if (kDir == 2) produceWeightTile(p, unitOf(p, unit), tmA, tmB, ring, slice);
-                else produceImageTile(p, unitOf(p, unit), tmA, tmB, ring, slice);
+                if (kDir == 2) produceWeightTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
+                else if (kDir == 1) produceDataTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
+                else produceForwardTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
             }
         }
     } else {
@@ -475,7 +606,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
         const int consumer = warpgroup - 1;
         const int t = static_cast<int>(threadIdx.x) % 128;
         // Two neighbouring channels in one store when they are 4-byte aligned in D.
-        const bool pairOk = (G * p.outC) % 2 == 0 && p.outC % 2 == 0;
+        const bool pairOk = (p.G * p.outC) % 2 == 0 && p.outC % 2 == 0;
         float acc[kMT][kAcc];
         int previousStage = 0;
         auto release = [&](int stage) {
@@ -483,7 +614,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
         };
         int slice = 0;
         for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-            const Unit u = unitOf(p, unit);
+            const Unit u = unitOf<kWalk>(p, unit);
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
@@ -522,6 +653,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) {
                 const int m = u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
+                if (kWalk == kPatches) {
+                    storePatchBlock(D, p, u, m, t, acc[mt], pairOk);
+                    continue;
+                }
+                const int pixel[2] = {outputPixel<kWalk>(p, u, m), outputPixel<kWalk>(p, u, m + 8)};
 #pragma unroll
                 for (int j = 0; j < kBN / 8; ++j) {
                     const int k = u.k0 + j * 8 + (t % 4) * 2;
@@ -530,12 +666,36 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
                         for (int i = 0; i < 4; ++i) storeWeightGradient(D, partials, p, u, m + 8 * (i / 2), k + i % 2, acc[mt][4 * j + i]);
                         continue;
                     }
-                    storeOutputs(D, p, u.g, m, k, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
-                    storeOutputs(D, p, u.g, m + 8, k, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
+                    storeOutputs(D, p, u.g, pixel[0], k, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
+                    storeOutputs(D, p, u.g, pixel[1], k, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
                 }
             }
         }
     }
+}
+
+
+#define KX_CONV_WGMMA_PARAMS                                                                                                        \
+    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials,                              \
+        const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int N, int G, int C, int K, int Di, int Hi, \
+        int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
+#define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x128_c2_s4_p1(KX_CONV_WGMMA_PARAMS) {
+    (void)A, (void)B;  // read through the tensor maps
+    const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
+
+    extern __shared__ unsigned char smemRaw[];
+    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages];
+    // The swizzle pattern repeats every 1024 bytes (128-byte) or 512 (64-byte), and the
+    // descriptors assume the tiles start on such a boundary.
+    const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
+
+    initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
+
+    if (kDir == 1 && p.walk == kPhased) runRoles<kPhased>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
+    else if (kDir == 1 && p.walk == kPatches) runRoles<kPatches>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
+    else runRoles<kUnitStride>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
 }
 
 // [SECTION] Split-K finish

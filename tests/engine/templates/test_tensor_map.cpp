@@ -122,6 +122,23 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
     CHECK(maps["tmA"].upper == std::vector<long long>{-3, -1, 0});
     CHECK(maps["tmA"].strides == std::vector<long long>{1, 1, 1, 1, 1});
     CHECK(maps["tmB"].box == std::vector<long long>{64, 1, 64, 1});
+    // Strided backward data: one map walks every stride phase's grid of ceil(Wi / stride) pixels a
+    // row, stride 1, its window corner floor((pad - dil*(X-1)) / stride) (width: floor((3 - 2) /
+    // 2) = 0, to ceil(9 / 2) + 0 - Wo = 5 - 7; height, stride 1: the mirror image as above).
+    maps = tensorMaps(*t, backward, *arch, sizes);
+    CHECK(maps["tmA"].dims == std::vector<long long>{120, 7, 7, 1, 2});  // Wo = (9 + 2*3 - 2*(2-1) - 1) / 2 + 1 = 7
+    CHECK(maps["tmA"].lower == std::vector<long long>{0, -1, 0});
+    CHECK(maps["tmA"].upper == std::vector<long long>{-2, -1, 0});
+    CHECK(maps["tmA"].strides == std::vector<long long>{1, 1, 1, 1, 1});
+    // Patches (each filter axis as long as its stride, no padding): every phase meets one tap, and
+    // the filter's map puts all taps' channels side by side as the GEMM's columns.
+    const SizeMap patches = t->withSizes({{"N", "2"}, {"C", "16"}, {"K", "40"}, {"Hi", "8"}, {"Wi", "9"}, {"Y", "2"}, {"X", "3"},
+                                          {"stride_h", "2"}, {"stride_w", "3"}, {"pad_h", "0"}, {"pad_w", "0"}});
+    maps = tensorMaps(*t, backward, *arch, patches);
+    CHECK(maps["tmB"].dims == std::vector<long long>{2 * 3 * 16, 1, 40, 1});
+    CHECK(maps["tmA"].dims == std::vector<long long>{40, 3, 4, 1, 2});  // Wo = (9 - 3) / 3 + 1, Ho = (8 - 2) / 2 + 1
+    CHECK(maps["tmA"].lower == std::vector<long long>{-1, -1, 0});     // floor(-2 / 3), floor(-1 / 2)
+    CHECK(maps["tmA"].upper == std::vector<long long>{-1, -1, 0});     // ceil(9 / 3) - 1 - 3, ceil(8 / 2) - 1 - 4
     // Backward weight gathers x (B) through the im2col map, pixels as the column, and copies
     // dy (A) as filters x groups x pixels: the maps' buffers follow the direction.
     const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"SPLITK", "4"}});
@@ -147,7 +164,7 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
                       Catch::Contains("tensor map 'tmA': lower corner") && Catch::Contains("= -20") && Catch::Contains("-16..15"));
     // So is a stride the TMA cannot traverse.
     CHECK_THROWS_WITH(t->resolveArgs(t->defaultConfig(), *arch, t->withSizes({{"stride_h", "9"}})),
-                      Catch::Contains("traversal stride stride_h = 9") && Catch::Contains("1 to 8"));
+                      Catch::Contains("traversal stride (dir == 1 ? 1 : stride_h) = 9") && Catch::Contains("1 to 8"));
 }
 
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
@@ -237,11 +254,12 @@ TEST_CASE("a problem that breaks a template's requirement is refused with its me
     REQUIRE(arch);
     const Config backward = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}});
     CHECK(t->problemRefusal(backward, *arch, t->withSizes({})).empty());
-    const std::string strided = t->problemRefusal(backward, *arch, t->withSizes({{"stride_h", "2"}, {"stride_w", "2"}}));
-    CHECK_THAT(strided, Catch::Contains("this problem does not suit conv_wgmma") && Catch::Contains("strides 1, 2, 2") &&
-                            Catch::Contains("conv template"));
-    CHECK_THROWS_WITH(t->resolveArgs(backward, *arch, t->withSizes({{"stride_h", "2"}})), Catch::Contains("stride phase"));
-    // Forward and backward weight take strides, but not channel counts the TMA cannot copy.
+    const std::string oddFilters = t->problemRefusal(backward, *arch, t->withSizes({{"K", "12"}}));
+    CHECK_THAT(oddFilters, Catch::Contains("this problem does not suit conv_wgmma") && Catch::Contains("K = 12") &&
+                               Catch::Contains("conv template"));
+    CHECK_THROWS_WITH(t->resolveArgs(backward, *arch, t->withSizes({{"K", "12"}})), Catch::Contains("multiples of 8"));
+    // Every direction takes strides, but not channel counts the TMA cannot copy.
+    CHECK(t->problemRefusal(backward, *arch, t->withSizes({{"stride_h", "2"}, {"stride_w", "2"}})).empty());
     CHECK(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"stride_h", "2"}})).empty());
     const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}});
     CHECK(t->problemRefusal(weights, *arch, t->withSizes({{"stride_h", "2"}})).empty());
