@@ -45,10 +45,10 @@ constexpr int kATileElems = kBM * kLdK;
 constexpr int kBTileElems = kBKMajor ? kBN * kLdK : kBK * kLdN;
 constexpr int kSmemBytes = kStages * (kATileElems + kBTileElems) * int(sizeof(T));
 
-// Fragments are read from k-contiguous tiles kKSlice values of k at a time (one 4- or 8-byte
-// shared load per row), which halves the load count against scalar reads at the cost of
-// kKSlice x (kTM + kTN) fragment registers.
-constexpr int kKSlice = 2;
+// Fragments are read from k-contiguous tiles kKSlice values of k at a time (one shared load of
+// kKSlice elements per row: KSLICE), which divides the load count against scalar reads by kKSlice
+// at the cost of kKSlice x (kTM + kTN) fragment registers.
+constexpr int kKSlice = ${KSLICE};
 // Column mapping of a thread's kTN accumulators. From an n-contiguous B tile a thread reads
 // kColChunk adjacent columns with one vector load, and chunks of neighbouring lanes are adjacent,
 // so a warp reads one contiguous run (no conflicts) and C is stored kColChunk elements at a time.

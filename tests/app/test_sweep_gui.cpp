@@ -141,7 +141,7 @@ TEST_CASE("gui: bad sweep commands exit 2 naming file and line", "[app][gui][swe
     const fs::path noSet = writeScript(dir, "template gemm\narch sm_90\nsweep preselected huge_tiles\n");
     const RunResult n = runApp(dir, "--script '" + noSet.string() + "' --screenshot '" + (dir.path / "w.png").string() + "'");
     CHECK(n.exitCode == 2);
-    CHECK_THAT(n.stderrText, Catch::Contains(":3: no preselected set 'huge_tiles' for this template and arch (there are: simt_tiles, small_tiles)"));
+    CHECK_THAT(n.stderrText, Catch::Contains(":3: no preselected set 'huge_tiles' for this template and arch (there are: simt_tiles, tuned_f32, small_tiles)"));
 
     const fs::path badSample = writeScript(dir, "template gemm\nsweep sample some\n");
     const RunResult b = runApp(dir, "--script '" + badSample.string() + "' --screenshot '" + (dir.path / "v.png").string() + "'");
@@ -177,7 +177,7 @@ expect BM=32 BN=64 maxrregcount=0
 
     const std::string table = readFile(csv);
     INFO(table);
-    CHECK(table.find(",STAGES,VEC,maxrregcount,name,") != std::string::npos);
+    CHECK(table.find(",STAGES,VEC,KSLICE,maxrregcount,name,") != std::string::npos);
     CHECK(count(table, "\n") == 6);
     // Every row is one of the set's tiles, and a capped config carries the cap in its name.
     CHECK(count(table, "f16,rcr,64,64,32,32,32,4,8,2,") + count(table, "f16,rcr,32,64,32,32,16,4,4,2,") +
