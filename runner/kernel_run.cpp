@@ -126,8 +126,18 @@ CUtensorMap encodeTensorMap(DeviceContext& ctx, const Arg& map, const Arg& buffe
 
 // [SECTION] Baselines
 
+// Set s's copies of the buffers lent from set 0 (and of the output): a pointer into one of them
+// moves to the same offset in its set-s copy.
+BaselineInstance::Translation lentInSet(std::vector<std::pair<CUdeviceptr, std::size_t>> from, std::vector<CUdeviceptr> to) {
+    return [from = std::move(from), to = std::move(to)](CUdeviceptr ptr) {
+        for (std::size_t i = 0; i < from.size(); ++i)
+            if (ptr >= from[i].first && ptr < from[i].first + from[i].second) return to[i] + (ptr - from[i].first);
+        return ptr;
+    };
+}
+
 nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std::vector<Arg>& args, Resources& res, int warmup, int reps,
-                            const std::function<void()>& restoreInputs) {
+                            int sets, const std::function<void(int)>& restoreInputs) {
     const CudaDriver& d = ctx.driver();
     nlohmann::json out = nlohmann::json::array();
     for (const auto& b : list) {
@@ -137,10 +147,15 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
             const BaselineFactory* factory = findBaseline(name);
             if (!factory) throw RunnerError("this kx-runner has no baseline named '" + name + "'", false);
             BaselineBuffers buffers;
+            // from[i] is lent from set 0; to[s][i] is its copy in set s.
+            std::vector<std::pair<CUdeviceptr, std::size_t>> from;
+            std::vector<std::vector<CUdeviceptr>> to(static_cast<std::size_t>(sets));
             for (const std::string& argName : b.value("args", std::vector<std::string>{})) {
                 auto it = std::find_if(args.begin(), args.end(), [&](const Arg& a) { return a.name == argName; });
                 if (it == args.end() || it->sets.empty()) throw RunnerError("baseline '" + name + "' asks for '" + argName + "', which is no buffer", false);
                 buffers.args.push_back({it->name, it->sets[0], it->bytes, it->elemBytes});
+                from.emplace_back(it->sets[0], it->bytes);
+                for (int s = 0; s < sets; ++s) to[s].push_back(it->sets[static_cast<std::size_t>(s)]);
             }
             std::string outputFile;
             if (b.contains("output")) {
@@ -151,8 +166,11 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
                 buffers.output = res.alloc(ctx, it->bytes, name + " output");
                 ctx.check(d.cuMemsetD8(buffers.output, 0xFF, it->bytes), "poisoning the baseline's output");
                 outputFile = b["output"].at("file");
+                from.emplace_back(buffers.output, it->bytes);
+                to[0].push_back(buffers.output);
+                for (int s = 1; s < sets; ++s) to[s].push_back(res.alloc(ctx, it->bytes, name + " output"));
             }
-            restoreInputs();
+            restoreInputs(0);
             std::unique_ptr<BaselineInstance> baseline = (*factory)(ctx, b.value("params", nlohmann::json::object()), buffers);
             entry["name"] = baseline->label();
             baseline->run();
@@ -163,7 +181,16 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
                 writeFile(outputFile, host.data(), host.size());
                 entry["output"] = outputFile;
             }
-            entry["timing"] = timeCalls(ctx, warmup, reps, [&](int) { restoreInputs(); }, [&](int) { baseline->run(); });
+            std::vector<BaselineInstance::Translation> translations;
+            for (int s = 0; s < sets; ++s) translations.push_back(lentInSet(from, to[s]));
+            entry["timing"] = timeCalls(
+                ctx, warmup, reps,
+                [&](int i) {
+                    restoreInputs(i % sets);
+                    baseline->useSet(i % sets, sets, translations[i % sets]);
+                },
+                [&](int) { baseline->run(); });
+            entry["rotation_sets"] = sets;
         } catch (const RunnerError& e) {
             // A baseline that cannot run (no CUB in this build, a shape it does not take) is
             // reported, and the kernel's own figures still stand; a fault is not survivable.
@@ -476,7 +503,7 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         clock.mark("memory_counters");
     }
     if (req.contains("baselines") && req["baselines"].is_array()) {
-        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, [&] { sequence.restore(0); });
+        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, sets, [&](int s) { sequence.restore(s); });
         clock.mark("baselines");
     }
     reply["phases_ms"] = clock.phases();

@@ -48,6 +48,7 @@ struct BaselineReport {
     double tflops = 0;           // the kernel's FLOPs in the baseline's time (0 when FLOPs are 0)
     double gbps = 0;             // the kernel's bytes in the baseline's time
     double speedup = 0;          // baseline time / kernel time (> 1: the kernel is faster)
+    int rotationSets = 0;        // copies of the inputs its timed runs took in turn (the kernel's)
     bool ok() const { return error.empty() && medianMs > 0; }
 };
 

@@ -70,7 +70,7 @@ const auto kCorrectnessKeys = std::make_tuple(
 const auto kBaselineKeys =
     std::make_tuple(Key{"id", &BaselineReport::id}, Key{"name", &BaselineReport::name}, Key{"error", &BaselineReport::error},
                     Key{"median_ms", &BaselineReport::medianMs}, Key{"tflops", &BaselineReport::tflops}, Key{"gbps", &BaselineReport::gbps},
-                    Key{"speedup", &BaselineReport::speedup});
+                    Key{"speedup", &BaselineReport::speedup}, Key{"rotation_sets", &BaselineReport::rotationSets});
 const auto kMemoryCounterKeys =
     std::make_tuple(Key{"error", &MemoryCountersReport::error}, Key{"dram_read_bytes", &MemoryCountersReport::dramReadBytes},
                     Key{"dram_write_bytes", &MemoryCountersReport::dramWriteBytes}, Key{"l2_bytes", &MemoryCountersReport::l2Bytes},

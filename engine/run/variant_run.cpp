@@ -282,6 +282,7 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
             base.error = b.value("error", std::string("failed"));
         } else {
             base.medianMs = b.at("timing").at("median_ms");
+            base.rotationSets = replyInt(b, "rotation_sets", 1);
             const double s = base.medianMs * 1e-3;
             if (s > 0) {
                 base.speedup = base.medianMs / report.medianMs;

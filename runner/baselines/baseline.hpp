@@ -35,11 +35,34 @@ struct BaselineBuffers {
 
 // A baseline set up for one run: run() does the whole operation once on the default stream
 // (asynchronously; the caller synchronises and times). Owns whatever it allocated.
+//
+// Its timed runs go round the kernel's rotation sets as the kernel's own do, so that a problem
+// small enough for L2 is timed from DRAM for both, not the kernel cold and the baseline warm.
+// Before each (untimed) the runner names the set; run() reaches every lent buffer through lent(),
+// which moves a pointer into the checked set's buffer (or the output) to the same offset in that
+// set's copy, and a baseline that streams buffers of its own keeps one per set (rotationSet()).
 class BaselineInstance {
 public:
+    using Translation = std::function<CUdeviceptr(CUdeviceptr)>;
     virtual ~BaselineInstance() = default;
     virtual std::string label() const = 0;  // "CUB DeviceScan::InclusiveSum i32"
     virtual void run() = 0;                 // throws RunnerError
+    // A baseline that wraps another passes the set on.
+    virtual void useSet(int set, int sets, Translation lentInSet) {
+        m_set = set, m_sets = sets;
+        m_lentInSet = std::move(lentInSet);
+        prepareSet(set);
+    }
+
+protected:
+    CUdeviceptr lent(CUdeviceptr ptr) const { return m_lentInSet && ptr ? m_lentInSet(ptr) : ptr; }
+    int rotationSet() const { return m_set; }
+    // Untimed, before a run on `set`: where a baseline readies what it keeps per set.
+    virtual void prepareSet(int set) { (void)set; }
+
+private:
+    int m_set = 0, m_sets = 1;
+    Translation m_lentInSet;
 };
 
 // params: the manifest's <param>s, evaluated (numbers) or substituted (strings). Throws

@@ -6,18 +6,34 @@
 namespace kx::runner {
 namespace {
 
+// The copy's own source and destination, one pair per rotation set (allocated when a set is
+// first used), so that a copy small enough for L2 streams from DRAM as the kernel's rotated
+// inputs do.
 class CopyBaseline : public BaselineInstance {
 public:
-    CopyBaseline(DeviceContext& ctx, std::size_t bytes) : m_ctx(ctx), m_bytes(bytes), m_src(ctx, bytes), m_dst(ctx, bytes) {
-        ctx.check(ctx.driver().cuMemsetD8(m_src.ptr, 1, bytes), "filling the copy source");
-    }
+    CopyBaseline(DeviceContext& ctx, std::size_t bytes) : m_ctx(ctx), m_bytes(bytes) {}
     std::string label() const override { return "device copy"; }
-    void run() override { m_ctx.check(m_ctx.driver().cuMemcpyDtoD(m_dst.ptr, m_src.ptr, m_bytes), "copying"); }
+    void run() override {
+        prepareSet(rotationSet());  // set 0's pair, for the checked run before any rotation
+        const Pair& p = m_pairs[static_cast<std::size_t>(rotationSet())];
+        m_ctx.check(m_ctx.driver().cuMemcpyDtoD(p.dst->ptr, p.src->ptr, m_bytes), "copying");
+    }
 
 private:
+    struct Pair {
+        std::unique_ptr<DeviceBuffer> src, dst;
+    };
+    void prepareSet(int set) override {
+        while (m_pairs.size() <= static_cast<std::size_t>(set)) {
+            Pair p{std::make_unique<DeviceBuffer>(m_ctx, m_bytes), std::make_unique<DeviceBuffer>(m_ctx, m_bytes)};
+            m_ctx.check(m_ctx.driver().cuMemsetD8(p.src->ptr, 1, m_bytes), "filling the copy source");
+            m_pairs.push_back(std::move(p));
+        }
+    }
+
     DeviceContext& m_ctx;
     std::size_t m_bytes;
-    DeviceBuffer m_src, m_dst;
+    std::vector<Pair> m_pairs;
 };
 
 }  // namespace

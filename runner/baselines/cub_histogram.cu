@@ -72,11 +72,11 @@ public:
 
 private:
     cudaError_t call(void* temp, std::size_t& tempBytes) const {
-        auto* hist = reinterpret_cast<unsigned int*>(m_hist);
+        auto* hist = reinterpret_cast<unsigned int*>(lent(m_hist));
         if (m_dtype == "f32")
-            return cub::DeviceHistogram::HistogramEven(temp, tempBytes, reinterpret_cast<const float*>(m_samples), hist, m_bins + 1,
+            return cub::DeviceHistogram::HistogramEven(temp, tempBytes, reinterpret_cast<const float*>(lent(m_samples)), hist, m_bins + 1,
                                                        m_lo, m_hi, m_n);
-        return cub::DeviceHistogram::HistogramEven(temp, tempBytes, reinterpret_cast<const int*>(m_samples), hist, m_bins + 1,
+        return cub::DeviceHistogram::HistogramEven(temp, tempBytes, reinterpret_cast<const int*>(lent(m_samples)), hist, m_bins + 1,
                                                    m_loInt, m_hiInt, m_n);
     }
 

@@ -54,10 +54,10 @@ public:
 
 private:
     cudaError_t call(void* temp, std::size_t& tempBytes) const {
-        auto* keysIn = reinterpret_cast<const unsigned*>(m_keysIn);
-        auto* keysOut = reinterpret_cast<unsigned*>(m_keysOut);
+        auto* keysIn = reinterpret_cast<const unsigned*>(lent(m_keysIn));
+        auto* keysOut = reinterpret_cast<unsigned*>(lent(m_keysOut));
         if (!m_pairs) return cub::DeviceRadixSort::SortKeys(temp, tempBytes, keysIn, keysOut, m_n, m_beginBit, m_endBit);
-        return cub::DeviceRadixSort::SortPairs(temp, tempBytes, keysIn, keysOut, reinterpret_cast<const unsigned*>(m_valuesIn),
+        return cub::DeviceRadixSort::SortPairs(temp, tempBytes, keysIn, keysOut, reinterpret_cast<const unsigned*>(lent(m_valuesIn)),
                                                reinterpret_cast<unsigned*>(m_valuesOut->ptr), m_n, m_beginBit, m_endBit);
     }
 

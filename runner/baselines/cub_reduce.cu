@@ -43,7 +43,7 @@ private:
     cudaError_t call(void* temp, std::size_t& tempBytes) const {
         return dispatch(m_dtype, m_op, [&](auto typed, auto fn, float init) {
             using T = std::remove_const_t<std::remove_pointer_t<decltype(typed)>>;
-            return cub::DeviceReduce::Reduce(temp, tempBytes, reinterpret_cast<const T*>(m_in), reinterpret_cast<float*>(m_out),
+            return cub::DeviceReduce::Reduce(temp, tempBytes, reinterpret_cast<const T*>(lent(m_in)), reinterpret_cast<float*>(lent(m_out)),
                                              static_cast<long long>(m_n), fn, init);
         });
     }

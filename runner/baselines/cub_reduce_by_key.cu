@@ -63,10 +63,10 @@ public:
 private:
     // With temp == nullptr, only sets bytes.
     cudaError_t sortStep(void* temp, std::size_t& bytes) {
-        auto* keysIn = reinterpret_cast<const int*>(m_keys);
+        auto* keysIn = reinterpret_cast<const int*>(lent(m_keys));
         auto* keysOut = reinterpret_cast<int*>(m_sortedKeys->ptr);
         if (m_agg == "count") return cub::DeviceRadixSort::SortKeys(temp, bytes, keysIn, keysOut, m_n);
-        return cub::DeviceRadixSort::SortPairs(temp, bytes, keysIn, keysOut, reinterpret_cast<const float*>(m_values),
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, keysIn, keysOut, reinterpret_cast<const float*>(lent(m_values)),
                                                reinterpret_cast<float*>(m_sortedValues->ptr), m_n);
     }
     cudaError_t reduceStep(void* temp, std::size_t& bytes) {

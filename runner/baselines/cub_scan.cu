@@ -85,9 +85,9 @@ public:
 
 private:
     cudaError_t dispatch(void* temp, std::size_t& tempBytes) const {
-        if (m_dtype == "f32") return scan<float>(temp, tempBytes, m_in, m_out, m_n, m_op, m_exclusive);
-        if (m_dtype == "i32") return scan<int>(temp, tempBytes, m_in, m_out, m_n, m_op, m_exclusive);
-        return scan<long long>(temp, tempBytes, m_in, m_out, m_n, m_op, m_exclusive);
+        if (m_dtype == "f32") return scan<float>(temp, tempBytes, lent(m_in), lent(m_out), m_n, m_op, m_exclusive);
+        if (m_dtype == "i32") return scan<int>(temp, tempBytes, lent(m_in), lent(m_out), m_n, m_op, m_exclusive);
+        return scan<long long>(temp, tempBytes, lent(m_in), lent(m_out), m_n, m_op, m_exclusive);
     }
 
     std::string m_dtype, m_label;

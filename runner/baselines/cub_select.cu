@@ -88,8 +88,8 @@ public:
 private:
     cudaError_t dispatch(void* temp, std::size_t& tempBytes) const {
         if (m_dtype == "f32")
-            return selectTyped<float>(temp, tempBytes, m_in, m_out, m_count->ptr, m_n, m_pred, static_cast<float>(m_threshold));
-        return selectTyped<int>(temp, tempBytes, m_in, m_out, m_count->ptr, m_n, m_pred, static_cast<int>(m_threshold));
+            return selectTyped<float>(temp, tempBytes, lent(m_in), lent(m_out), m_count->ptr, m_n, m_pred, static_cast<float>(m_threshold));
+        return selectTyped<int>(temp, tempBytes, lent(m_in), lent(m_out), m_count->ptr, m_n, m_pred, static_cast<int>(m_threshold));
     }
 
     std::string m_dtype, m_label;

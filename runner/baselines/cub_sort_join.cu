@@ -122,11 +122,11 @@ public:
 private:
     // With temp == nullptr, only sets bytes.
     cudaError_t sortBuild(void* temp, std::size_t& bytes) {
-        return cub::DeviceRadixSort::SortPairs(temp, bytes, reinterpret_cast<const int*>(m_bkeys), as<int>(m_sortedBuildKeys),
-                                               reinterpret_cast<const int*>(m_bvals), as<int>(m_sortedBuildVals), m_nb);
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, reinterpret_cast<const int*>(lent(m_bkeys)), as<int>(m_sortedBuildKeys),
+                                               reinterpret_cast<const int*>(lent(m_bvals)), as<int>(m_sortedBuildVals), m_nb);
     }
     cudaError_t sortProbe(void* temp, std::size_t& bytes) {
-        return cub::DeviceRadixSort::SortPairs(temp, bytes, reinterpret_cast<const int*>(m_pkeys), as<int>(m_sortedProbeKeys),
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, reinterpret_cast<const int*>(lent(m_pkeys)), as<int>(m_sortedProbeKeys),
                                                as<const int>(m_probeRows), as<int>(m_sortedProbeRows), m_np);
     }
     static void check(cudaError_t status, const char* what) {

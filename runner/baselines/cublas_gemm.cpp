@@ -48,7 +48,7 @@ public:
         }
     }
     std::string label() const override { return "cuBLAS " + m_shape.dtype + (m_shape.bColMajor ? " (B transposed)" : ""); }
-    void run() override { cublasGemm(m_blas, m_shape, m_a, m_b, m_c); }
+    void run() override { cublasGemm(m_blas, m_shape, lent(m_a), lent(m_b), lent(m_c)); }
 
 private:
     GemmShape m_shape;

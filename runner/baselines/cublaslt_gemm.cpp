@@ -212,13 +212,20 @@ public:
         const bool ints = m_g.dtype->scaleType == CUDA_R_32I;
         const void* alpha = ints ? static_cast<const void*>(&m_alphaInt) : &m_alpha;
         const void* beta = ints ? static_cast<const void*>(&m_betaInt) : &m_beta;
-        check(cublasLtMatmul(m_handle.get(), m_desc.get(), alpha, in(m_b), m_layoutB.get(), in(m_a), m_layoutA.get(), beta,
-                             in(cInput()), m_layoutC.get(), reinterpret_cast<void*>(m_c), m_layoutC.get(), &m_algo,
+        check(cublasLtMatmul(m_handle.get(), m_desc.get(), alpha, in(lent(m_b)), m_layoutB.get(), in(lent(m_a)), m_layoutA.get(), beta,
+                             in(lent(cInput())), m_layoutC.get(), reinterpret_cast<void*>(lent(m_c)), m_layoutC.get(), &m_algo,
                              reinterpret_cast<void*>(m_workspace.ptr), kWorkspaceBytes, nullptr /* the default stream */),
               "cublasLtMatmul");
     }
 
 private:
+    // The fused bias is read through the operation's descriptor: it follows the rotation there.
+    void prepareSet(int) override {
+        if (biasFused(m_g.d0, m_g.beta))
+            set(cublasLtMatmulDescSetAttribute, m_desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, in(lent(m_d0)),
+                "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+    }
+
     CUdeviceptr cInput() const { return m_g.d0 == D0::Residual ? m_d0 : m_c; }
 
     // The operation and the three layouts (see the top of the file for why these).

@@ -375,6 +375,10 @@ public:
     }
 
 private:
+    // The variant pack holds the buffers' addresses: a new one for the set (untimed).
+    void prepareSet(int) override {
+        if (m_plan) m_variantPack.emplace(variantPack(m_workspace->ptr));
+    }
     void choosePlan(DeviceContext& ctx, const CudnnDescriptor& graph);
     void adopt(DeviceContext& ctx, const CudnnDescriptor& config);
     CudnnDescriptor variantPack(CUdeviceptr workspace);
@@ -458,8 +462,8 @@ void CudnnAttention::adopt(DeviceContext& ctx, const CudnnDescriptor& config) {
 // The device buffers of Q, K, V and O, the by-value scalars (host pointers) and the workspace.
 CudnnDescriptor CudnnAttention::variantPack(CUdeviceptr workspace) {
     std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
-    std::vector<void*> pointers = {reinterpret_cast<void*>(m_q), reinterpret_cast<void*>(m_k), reinterpret_cast<void*>(m_v),
-                                   reinterpret_cast<void*>(m_o), &m_scale};
+    std::vector<void*> pointers = {reinterpret_cast<void*>(lent(m_q)), reinterpret_cast<void*>(lent(m_k)), reinterpret_cast<void*>(lent(m_v)),
+                                   reinterpret_cast<void*>(lent(m_o)), &m_scale};
     if (m_problem.causal) uids.push_back(kUidNegInf), pointers.push_back(&m_negInf);
     if (m_problem.causal && m_problem.seqQ != m_problem.seqK) {
         uids.insert(uids.end(), {kUidSeqQ, kUidSeqK});
@@ -488,6 +492,10 @@ public:
     ComposedInstead(std::unique_ptr<BaselineInstance> composed, std::string why) : m_composed(std::move(composed)), m_why(std::move(why)) {}
     std::string label() const override { return m_composed->label() + " (cuDNN's fused attention unavailable: " + m_why + ")"; }
     void run() override { m_composed->run(); }
+    void useSet(int set, int sets, Translation lentInSet) override {
+        BaselineInstance::useSet(set, sets, lentInSet);
+        m_composed->useSet(set, sets, std::move(lentInSet));
+    }
 
 private:
     std::unique_ptr<BaselineInstance> m_composed;

@@ -332,9 +332,9 @@ void CudnnConv::chooseAlgorithm() {
 cudnnStatus_t CudnnConv::convolve() {
     const float one = 1.0f, zero = 0.0f;
     const CudnnObjects& o = m_objects;
-    const auto* a = reinterpret_cast<const void*>(m_operands.a);
-    const auto* b = reinterpret_cast<const void*>(m_operands.b);
-    auto* d = reinterpret_cast<void*>(m_operands.d);
+    const auto* a = reinterpret_cast<const void*>(lent(m_operands.a));
+    const auto* b = reinterpret_cast<const void*>(lent(m_operands.b));
+    auto* d = reinterpret_cast<void*>(lent(m_operands.d));
     void* workspace = reinterpret_cast<void*>(m_workspace->ptr);
     switch (m_problem.direction) {
     case ConvDirection::Forward:

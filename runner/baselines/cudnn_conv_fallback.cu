@@ -223,23 +223,23 @@ void Im2colConv::runWith() {
     E* gathered = device<E>(m_gathered->ptr);
     switch (m_problem.direction) {
     case ConvDirection::Forward:
-        launch("gathering x's patches", gatherInputPatches<E>, s.groups * m_gemm.m * m_gemm.k, device<const E>(m_operands.a), gathered, s);
-        gemm(m_gathered->ptr, m_operands.b, m_product->ptr);
+        launch("gathering x's patches", gatherInputPatches<E>, s.groups * m_gemm.m * m_gemm.k, device<const E>(lent(m_operands.a)), gathered, s);
+        gemm(m_gathered->ptr, lent(m_operands.b), m_product->ptr);
         launch("writing y", copyActivationMatrix<E>, s.groups * m_gemm.m * m_gemm.n, device<const E>(m_product->ptr),
-               device<E>(m_operands.d), s, s.outChannels, outPositions, false);
+               device<E>(lent(m_operands.d)), s, s.outChannels, outPositions, false);
         break;
     case ConvDirection::BackwardData:
-        launch("gathering dy's patches", gatherGradientPatches<E>, s.groups * m_gemm.m * m_gemm.k, device<const E>(m_operands.a), gathered, s);
-        launch("reordering w", reorderFilterForData<E>, filterElements(s), device<const E>(m_operands.b), device<E>(m_reordered->ptr), s);
+        launch("gathering dy's patches", gatherGradientPatches<E>, s.groups * m_gemm.m * m_gemm.k, device<const E>(lent(m_operands.a)), gathered, s);
+        launch("reordering w", reorderFilterForData<E>, filterElements(s), device<const E>(lent(m_operands.b)), device<E>(m_reordered->ptr), s);
         gemm(m_gathered->ptr, m_reordered->ptr, m_product->ptr);
         launch("writing dx", copyActivationMatrix<E>, s.groups * m_gemm.m * m_gemm.n, device<const E>(m_product->ptr),
-               device<E>(m_operands.d), s, s.inChannels, inPositions, false);
+               device<E>(lent(m_operands.d)), s, s.inChannels, inPositions, false);
         break;
     case ConvDirection::BackwardWeight:
-        launch("gathering x's patches", gatherInputPatches<E>, s.groups * m_gemm.k * m_gemm.n, device<const E>(m_operands.b), gathered, s);
-        launch("reading dy", copyActivationMatrix<E>, s.groups * m_gemm.k * m_gemm.m, device<const E>(m_operands.a),
+        launch("gathering x's patches", gatherInputPatches<E>, s.groups * m_gemm.k * m_gemm.n, device<const E>(lent(m_operands.b)), gathered, s);
+        launch("reading dy", copyActivationMatrix<E>, s.groups * m_gemm.k * m_gemm.m, device<const E>(lent(m_operands.a)),
                device<E>(m_reordered->ptr), s, s.outChannels, outPositions, true);
-        gemm(m_reordered->ptr, m_gathered->ptr, m_operands.d);
+        gemm(m_reordered->ptr, m_gathered->ptr, lent(m_operands.d));
         break;
     }
 }

@@ -310,19 +310,19 @@ public:
             using T = std::remove_pointer_t<decltype(typed)>;
             const RowOp op = m_op == "softmax" ? RowOp::Softmax : m_op == "layernorm" ? RowOp::LayerNorm : RowOp::RmsNorm;
             const long long n = m_rows * m_cols;
-            auto* out = reinterpret_cast<T*>(m_out);
-            const auto* gamma = reinterpret_cast<const float*>(m_gamma);
-            const auto* beta = reinterpret_cast<const float*>(m_beta);
+            auto* out = reinterpret_cast<T*>(lent(m_out));
+            const auto* gamma = reinterpret_cast<const float*>(lent(m_gamma));
+            const auto* beta = reinterpret_cast<const float*>(lent(m_beta));
             if (m_fuse == "residual") {
                 auto* h = reinterpret_cast<T*>(m_temp->ptr);
-                addKernel<T><<<streamingBlocks(n / 8 + 1), kThreads>>>(reinterpret_cast<const T*>(m_x), reinterpret_cast<const T*>(m_residual), h, n);
+                addKernel<T><<<streamingBlocks(n / 8 + 1), kThreads>>>(reinterpret_cast<const T*>(lent(m_x)), reinterpret_cast<const T*>(lent(m_residual)), h, n);
                 launchRow<T>(op, h, gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
             } else if (m_fuse == "dropout") {
                 auto* soft = reinterpret_cast<T*>(m_temp->ptr);
-                launchRow<T>(op, reinterpret_cast<const T*>(m_x), gamma, beta, soft, m_rows, static_cast<int>(m_cols), m_eps);
+                launchRow<T>(op, reinterpret_cast<const T*>(lent(m_x)), gamma, beta, soft, m_rows, static_cast<int>(m_cols), m_eps);
                 dropoutKernel<T><<<streamingBlocks(n), kThreads>>>(soft, out, n, m_p, m_seed, m_offset);
             } else {
-                launchRow<T>(op, reinterpret_cast<const T*>(m_x), gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
+                launchRow<T>(op, reinterpret_cast<const T*>(lent(m_x)), gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
             }
             checkLaunch(label());
         });
@@ -353,12 +353,12 @@ public:
     void run() override {
         withDtype(m_dtype, "unfused_glu", [&](auto typed) {
             using T = std::remove_pointer_t<decltype(typed)>;
-            const auto* x = reinterpret_cast<const T*>(m_x);
+            const auto* x = reinterpret_cast<const T*>(lent(m_x));
             auto* tmp = reinterpret_cast<T*>(m_temp->ptr);
             const int blocks = streamingBlocks(m_rows * m_cols), cols = static_cast<int>(m_cols);
             if (m_op == "swiglu") activationKernel<T, Act::Silu><<<blocks, kThreads>>>(x, tmp, m_rows, cols);
             else activationKernel<T, Act::Gelu><<<blocks, kThreads>>>(x, tmp, m_rows, cols);
-            multiplyKernel<T><<<blocks, kThreads>>>(tmp, x, reinterpret_cast<T*>(m_out), m_rows, cols);
+            multiplyKernel<T><<<blocks, kThreads>>>(tmp, x, reinterpret_cast<T*>(lent(m_out)), m_rows, cols);
             checkLaunch(label());
         });
     }
@@ -391,11 +391,11 @@ public:
         withDtype(m_dtype, "unfused_norm_rope", [&](auto typed) {
             using T = std::remove_pointer_t<decltype(typed)>;
             auto* normed = reinterpret_cast<T*>(m_temp->ptr);
-            launchRow<T>(RowOp::RmsNorm, reinterpret_cast<const T*>(m_x), reinterpret_cast<const float*>(m_weight), nullptr, normed, m_rows,
+            launchRow<T>(RowOp::RmsNorm, reinterpret_cast<const T*>(lent(m_x)), reinterpret_cast<const float*>(lent(m_weight)), nullptr, normed, m_rows,
                          m_headDim, m_eps);
-            ropeKernel<T><<<streamingBlocks(m_rows * m_headDim / 2), kThreads>>>(normed, reinterpret_cast<const int*>(m_positions),
-                                                                                   reinterpret_cast<const float*>(m_cosSin),
-                                                                                   reinterpret_cast<T*>(m_out), m_rows, m_heads, m_headDim);
+            ropeKernel<T><<<streamingBlocks(m_rows * m_headDim / 2), kThreads>>>(normed, reinterpret_cast<const int*>(lent(m_positions)),
+                                                                                   reinterpret_cast<const float*>(lent(m_cosSin)),
+                                                                                   reinterpret_cast<T*>(lent(m_out)), m_rows, m_heads, m_headDim);
             checkLaunch(label());
         });
     }
@@ -442,7 +442,7 @@ public:
         const float one = 1.0f, zero = 0.0f;
         cublasStatus_t status = cublasGemmStridedBatchedEx(
             m_blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(m_seqK), static_cast<int>(rows), static_cast<int>(m_headDim), &m_scale,
-            reinterpret_cast<const void*>(m_k), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(m_q), type,
+            reinterpret_cast<const void*>(lent(m_k)), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(lent(m_q)), type,
             static_cast<int>(m_headDim), rows * m_headDim, &zero, reinterpret_cast<void*>(m_scores->ptr), CUDA_R_32F, static_cast<int>(m_seqK),
             rows * m_seqK, static_cast<int>(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         if (status != CUBLAS_STATUS_SUCCESS) throw RunnerError(std::string("cuBLAS Q K^T failed: ") + cublasGetStatusString(status), false);
@@ -455,8 +455,8 @@ public:
         checkLaunch(label());
         status = cublasGemmStridedBatchedEx(
             m_blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m_headDim), static_cast<int>(rows), static_cast<int>(m_seqK), &one,
-            reinterpret_cast<const void*>(m_v), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(m_probs->ptr),
-            type, static_cast<int>(m_seqK), rows * m_seqK, &zero, reinterpret_cast<void*>(m_out), type, static_cast<int>(m_headDim),
+            reinterpret_cast<const void*>(lent(m_v)), type, static_cast<int>(m_headDim), m_seqK * m_headDim, reinterpret_cast<const void*>(m_probs->ptr),
+            type, static_cast<int>(m_seqK), rows * m_seqK, &zero, reinterpret_cast<void*>(lent(m_out)), type, static_cast<int>(m_headDim),
             rows * m_headDim, static_cast<int>(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         if (status != CUBLAS_STATUS_SUCCESS) throw RunnerError(std::string("cuBLAS P V failed: ") + cublasGetStatusString(status), false);
     }
@@ -494,11 +494,11 @@ public:
     void run() override {
         withDtype(m_shape.dtype, "unfused_ln_linear", [&](auto typed) {
             using T = std::remove_pointer_t<decltype(typed)>;
-            launchRow<T>(RowOp::LayerNorm, reinterpret_cast<const T*>(m_x), reinterpret_cast<const float*>(m_gamma),
-                         reinterpret_cast<const float*>(m_beta), reinterpret_cast<T*>(m_normalised->ptr), m_shape.M, m_shape.K, m_eps);
+            launchRow<T>(RowOp::LayerNorm, reinterpret_cast<const T*>(lent(m_x)), reinterpret_cast<const float*>(lent(m_gamma)),
+                         reinterpret_cast<const float*>(lent(m_beta)), reinterpret_cast<T*>(m_normalised->ptr), m_shape.M, m_shape.K, m_eps);
         });
         checkLaunch(label());
-        cublasGemm(m_blas, m_shape, m_normalised->ptr, m_w, m_out);
+        cublasGemm(m_blas, m_shape, m_normalised->ptr, lent(m_w), lent(m_out));
     }
 
 private:

@@ -168,10 +168,19 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     CHECK(r.baselines[0].speedup > 0);
     CHECK(r.baselines[1].name == "device copy");
     CHECK(r.baselines[1].gbps > 100);
-    // A small problem fits in L2: the runner rotates input sets.
+    CHECK(r.baselines[0].rotationSets == r.rotationSets);
+    // A small problem fits in L2: the runner rotates input sets, for the kernel and for each
+    // baseline alike (a baseline timed on one set would read from L2 what the kernel reads from
+    // DRAM).
     const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, quick(5, 1));
     requireCorrect(small);
     CHECK(small.rotationSets > 1);
+    REQUIRE(small.baselines.size() == 2);
+    for (const BaselineReport& b : small.baselines) {
+        INFO(b.name << ": " << b.error);
+        CHECK(b.ok());
+        CHECK(b.rotationSets == small.rotationSets);
+    }
 }
 
 TEST_CASE("PC sampling places the samples of a GEMM on its SASS, with stall reasons", "[gpu][pc_sampling]") {
