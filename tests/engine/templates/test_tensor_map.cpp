@@ -267,3 +267,23 @@ TEST_CASE("a problem that breaks a template's requirement is refused with its me
     CHECK_THAT(t->problemRefusal(t->defaultConfig(), *arch, t->withSizes({{"C", "12"}})),
                Catch::Contains("C = 12") && Catch::Contains("multiples of 8"));
 }
+
+// gemm_wgmma's operands arrive through the TMA, which reads rows that start on 16 bytes: the
+// stored row of each operand (K for a k-major one, N for a row-major B, M for a column-major A)
+// must be a multiple of 8 f16 elements, said before anything runs.
+TEST_CASE("gemm_wgmma refuses operands whose stored rows the TMA cannot copy", "[templates][tensor_map]") {
+    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
+    auto t = shipped.find("gemm_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const SizeMap odd = t->withSizes({{"M", "127"}, {"N", "129"}, {"K", "80"}});
+    CHECK(t->problemRefusal(t->defaultConfig(), *arch, odd).empty());  // rcr: only K's rows, 80 elements
+    const std::string rowMajorB = t->problemRefusal(t->withValues(t->defaultConfig(), {{"layout", "rrr"}}), *arch, odd);
+    CHECK_THAT(rowMajorB, Catch::Contains("this problem does not suit gemm_wgmma") && Catch::Contains("B in rows of 129") &&
+                              Catch::Contains("N = 129") && Catch::Contains("multiple of 8"));
+    CHECK_THAT(t->problemRefusal(t->withValues(t->defaultConfig(), {{"layout", "ccr"}}), *arch, odd), Catch::Contains("A is stored in rows of 127"));
+    CHECK(t->problemRefusal(t->withValues(t->defaultConfig(), {{"layout", "rrr"}}), *arch, t->withSizes({{"N", "136"}, {"K", "80"}})).empty());
+    CHECK_THAT(t->problemRefusal(t->withValues(t->defaultConfig(), {{"dtype", "e4m3"}}), *arch, t->withSizes({{"K", "88"}})),
+               Catch::Contains("multiple of 16"));
+}
