@@ -93,7 +93,8 @@ void printReport(const RunReport& r, const std::string& archName) {
             continue;
         }
         const std::string rate = b.tflops > 0 ? fmt::format("{:.2f} TFLOP/s", b.tflops) : fmt::format("{:.1f} GB/s", b.gbps);
-        fmt::print("  baseline      {} {:.4f} ms, {}: the kernel runs at {:.1f}% of its speed\n", b.name, b.medianMs, rate, 100.0 * b.speedup);
+        const std::string sets = b.rotationSets > 1 ? fmt::format(" (the same {} input sets)", b.rotationSets) : std::string();
+        fmt::print("  baseline      {} {:.4f} ms, {}{}: the kernel runs at {:.1f}% of its speed\n", b.name, b.medianMs, rate, sets, 100.0 * b.speedup);
     }
 }
 

@@ -189,7 +189,11 @@ void RunView::drawResult(const RunRecord& record) {
         verdict == engine::Verdict::Pass ? pal.ok : verdict == engine::Verdict::Fail ? pal.error : pal.textDim);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", (c.method + (c.firstBadIndex >= 0 ? "\nfirst mismatch: " + c.firstBadText : std::string())).c_str());
-    row(theme(), "time", fmt::format("{:.4f} ms  ({:.4f}..{:.4f}, {} reps)", r.medianMs, r.minMs, r.maxMs, r.reps), pal.text);
+    const std::string sets = r.rotationSets > 1 ? fmt::format(", {} input sets", r.rotationSets) : std::string();
+    row(theme(), "time", fmt::format("{:.4f} ms  ({:.4f}..{:.4f}, {} reps{})", r.medianMs, r.minMs, r.maxMs, r.reps, sets), pal.text);
+    if (r.rotationSets > 1 && ImGui::IsItemHovered())
+        ImGui::SetTooltip("The problem fits in L2: each timed run takes the next of %d copies of the inputs, so it reads them from DRAM.",
+                          r.rotationSets);
     row(theme(), "rate", fmt::format("{:.2f} TFLOP/s  {:.0f} GB/s", r.tflops, r.gbps), pal.text);
     if (r.pctOfComputeCeiling) row(theme(), "of peak", fmt::format("{:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName), pal.text);
     if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
@@ -199,6 +203,8 @@ void RunView::drawResult(const RunRecord& record) {
             continue;
         }
         row(theme(), "baseline", fmt::format("{} {:.4f} ms: kernel at {:.1f}% of its speed", b.name, b.medianMs, 100.0 * b.speedup), pal.textDim);
+        if (b.rotationSets > 1 && ImGui::IsItemHovered())
+            ImGui::SetTooltip("Timed on the kernel's %d copies of the inputs in turn, read from DRAM as the kernel's are.", b.rotationSets);
     }
     if (const std::string traffic = engine::memoryTrafficText(r); !traffic.empty())
         row(theme(), "traffic", traffic, r.memoryCounters->ok() ? pal.text : pal.textDim);

@@ -163,3 +163,13 @@ TEST_CASE("kx occupancy --csv appends blocks_per_sm and names bad rows", "[cli][
     const Outcome h = runKx("occupancy --csv - < /dev/null");
     CHECK(h.exitCode == 2);
 }
+
+// A small problem's timed runs rotate over copies of its inputs (so each reads them from DRAM),
+// the baselines' too: the report says how many, beside the kernel's time and each baseline's.
+TEST_CASE("kx run says the baseline was timed on the kernel's input sets", "[cli][run]") {
+    const Outcome o = runKx("run map --arch native --size n=4096 --reps 3 --warmup 1",
+                            "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'");
+    INFO(o.out << o.err);
+    CHECK_THAT(o.out, Catch::Contains("3 reps, 3 input sets)"));
+    CHECK_THAT(o.out, Catch::Contains("copy 2.0000 ms") && Catch::Contains("(the same 3 input sets): the kernel runs at 200.0% of its speed"));
+}

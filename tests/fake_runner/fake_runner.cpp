@@ -4,7 +4,8 @@
 // it claims a driver and one device, and answers "fault" the way kx-runner does (a fatal reply,
 // then exit status 3; "hang" never answers), for tests of the app's fault handling. Asked for
 // "memory_counters", it counts the inputs' bytes as DRAM reads and the outputs' as DRAM writes,
-// with L2 serving three times that.
+// with L2 serving three times that. Kernel and baselines report 3 rotation sets, as a small
+// problem's would.
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -13,6 +14,8 @@
 #include <map>
 #include <string>
 #include <thread>
+
+constexpr int kRotationSets = 3;
 
 int main() {
     std::string line;
@@ -57,7 +60,8 @@ int main() {
         }
         nlohmann::json baselines = nlohmann::json::array();
         for (const auto& b : request.value("baselines", nlohmann::json::array())) {
-            nlohmann::json entry = {{"id", b.at("name")}, {"name", b.at("name")}, {"timing", {{"median_ms", 2.0}, {"min_ms", 2.0}, {"max_ms", 2.0}}}};
+            nlohmann::json entry = {{"id", b.at("name")}, {"name", b.at("name")}, {"timing", {{"median_ms", 2.0}, {"min_ms", 2.0}, {"max_ms", 2.0}}},
+                                    {"rotation_sets", kRotationSets}};
             if (b.contains("output")) {
                 const std::string file = b["output"].at("file");
                 std::ofstream(file, std::ios::binary) << std::string(bytes[b["output"].at("like")], '\0');
@@ -69,6 +73,7 @@ int main() {
                                       {"device", {{"name", gpuName}, {"arch", "sm_90"}}},
                                       {"timing", {{"median_ms", 1.0}, {"min_ms", 1.0}, {"max_ms", 1.0}}},
                                       {"reps", request.value("reps", 1)},
+                                      {"rotation_sets", kRotationSets},
                                       {"outputs", outputs},
                                       {"baselines", baselines}};
         if (request.value("memory_counters", false))
