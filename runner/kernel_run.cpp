@@ -166,9 +166,16 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
                 buffers.output = res.alloc(ctx, it->bytes, name + " output");
                 ctx.check(d.cuMemsetD8(buffers.output, 0xFF, it->bytes), "poisoning the baseline's output");
                 outputFile = b["output"].at("file");
+                // A copy of the output per set as memory allows (at most half of what is free);
+                // the sets beyond share them in turn.
+                std::size_t freeBytes = 0, totalBytes = 0;
+                d.cuMemGetInfo(&freeBytes, &totalBytes);
+                const int copies = static_cast<int>(std::clamp<std::size_t>(freeBytes / 2 / std::max<std::size_t>(it->bytes, 1), 1,
+                                                                            static_cast<std::size_t>(sets)));
+                std::vector<CUdeviceptr> outputs{buffers.output};
+                for (int c = 1; c < copies; ++c) outputs.push_back(res.alloc(ctx, it->bytes, name + " output"));
                 from.emplace_back(buffers.output, it->bytes);
-                to[0].push_back(buffers.output);
-                for (int s = 1; s < sets; ++s) to[s].push_back(res.alloc(ctx, it->bytes, name + " output"));
+                for (int s = 0; s < sets; ++s) to[s].push_back(outputs[static_cast<std::size_t>(s % copies)]);
             }
             restoreInputs(0);
             std::unique_ptr<BaselineInstance> baseline = (*factory)(ctx, b.value("params", nlohmann::json::object()), buffers);

@@ -15,7 +15,7 @@ public:
     std::string label() const override { return "device copy"; }
     void run() override {
         prepareSet(rotationSet());  // set 0's pair, for the checked run before any rotation
-        const Pair& p = m_pairs[static_cast<std::size_t>(rotationSet())];
+        const Pair& p = m_pairs[static_cast<std::size_t>(rotationSet()) % m_pairs.size()];
         m_ctx.check(m_ctx.driver().cuMemcpyDtoD(p.dst->ptr, p.src->ptr, m_bytes), "copying");
     }
 
@@ -23,8 +23,13 @@ private:
     struct Pair {
         std::unique_ptr<DeviceBuffer> src, dst;
     };
+    // A pair per set while at least half the device's free memory would remain; the sets beyond
+    // share the pairs in turn.
     void prepareSet(int set) override {
         while (m_pairs.size() <= static_cast<std::size_t>(set)) {
+            std::size_t freeBytes = 0, totalBytes = 0;
+            m_ctx.driver().cuMemGetInfo(&freeBytes, &totalBytes);
+            if (!m_pairs.empty() && 2 * m_bytes > freeBytes / 2) return;
             Pair p{std::make_unique<DeviceBuffer>(m_ctx, m_bytes), std::make_unique<DeviceBuffer>(m_ctx, m_bytes)};
             m_ctx.check(m_ctx.driver().cuMemsetD8(p.src->ptr, 1, m_bytes), "filling the copy source");
             m_pairs.push_back(std::move(p));
