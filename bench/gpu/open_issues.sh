@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The measurements the performance targets of the open work ask for, on the GPU this runs on,
+# each against its baselines timed in the same process, one part per call so that each fits a
+# short lease of a GPU machine:
+#   gemm         tensor-core GEMMs (wgmma: f16, bf16, tf32, e4m3 at 4096^3 and 8192^3; mma.sync f16),
+#                fp32 on the CUDA cores (the tuned preset), skinny decode shapes (M = 16, 64, 128)
+#   transformer  attention (wgmma and mma.sync, causal and not, B=4 H=32 S=4096 D=128), softmax,
+#                LayerNorm and RMSNorm presets (16384 x 8192), the fused ops against their unfused
+#                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, RMSNorm + RoPE,
+#                LayerNorm + Linear)
+#   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
+#   templates    every template's default against its baselines (templates_bench.sh)
+# Writes OUTDIR/PART_runs.jsonl and OUTDIR/PART.md (conv and templates: their scripts' files).
+# Usage (repository root, binaries built or carried): bench/gpu/open_issues.sh OUTDIR PART...
+set -uo pipefail
+out=$1; shift
+kx=${KX:-build/bin/kx}
+mkdir -p "$out"
+
+run() {  # part, template, label, kx run options...
+  local part=$1 t=$2 label=$3; shift 3
+  $kx run "$t" --arch native "$@" --reps 30 --warmup 5 --json > /tmp/kx-issue.json 2> /tmp/kx-issue.err
+  python3 bench/gpu/run_line.py /tmp/kx-issue.json /tmp/kx-issue.err "$t" "$label" >> "$out/${part}_runs.jsonl"
+  tail -1 "$out/${part}_runs.jsonl" | python3 -c 'import json,sys
+r = json.load(sys.stdin)
+b = next((x for x in r.get("baselines", []) if not x.get("error")), {})
+print("%-16s %-44s %-5s %9s ms  %s" % (r["template"], r["label"][:44], "PASS" if r.get("correctness", {}).get("passed") else "FAIL",
+      "%.4f" % r["median_ms"] if r.get("ok") else "-", ("%.1f%% of %s" % (100 * b["speedup"], b["name"])) if b else r.get("error", "")[:120]))'
+}
+
+gemm() {
+  local p=gemm
+  for s in 4096 8192; do
+    for d in f16 bf16 tf32 e4m3; do run $p gemm_wgmma "$d ${s}^3" --set dtype=$d --size M=$s,N=$s,K=$s; done
+    run $p gemm "f32 ${s}^3, preset tuned_f32" --preset tuned_f32 --size M=$s,N=$s,K=$s
+  done
+  run $p gemm_mma "f16 4096^3 (mma.sync)" --size M=4096,N=4096,K=4096
+  for nk in 4096 8192; do
+    for m in 16 64 128; do run $p gemm_wgmma "M=$m N=K=$nk, preset decode_m$m" --preset decode_m$m --size M=$m,N=$nk,K=$nk; done
+  done
+}
+
+transformer() {
+  local p=transformer shape="batch=4,heads=32,kv_heads=32,seq_q=4096,seq_k=4096"
+  for mask in none causal; do
+    run $p attention_wgmma "mask $mask, preset tuned" --preset tuned --set mask=$mask --size $shape
+    run $p attention "mask $mask, preset tuned (mma.sync)" --preset tuned --set mask=$mask --size $shape
+  done
+  for op in softmax layernorm rmsnorm; do
+    for d in f16 bf16; do run $p rownorm "$op $d, preset tuned_${op}_f16" --preset tuned_${op}_f16 --set dtype=$d; done
+  done
+  run $p rownorm "layernorm + residual" --set op=layernorm,fuse=residual
+  run $p rownorm "softmax + dropout" --set op=softmax,fuse=dropout
+  run $p glu "SwiGLU (default)"
+  run $p norm_rope "RMSNorm + RoPE (default)"
+  run $p ln_linear_wgmma "LayerNorm + Linear (default)"
+}
+
+for part in "$@"; do
+  case $part in
+    gemm | transformer)
+      : > "$out/${part}_runs.jsonl"
+      $part
+      python3 bench/gpu/summarize_templates.py "$out/${part}_runs.jsonl" > "$out/$part.md" ;;
+    conv) KX_CONV_TEMPLATE=conv_wgmma bench/gpu/conv_bench.sh "$out" ;;
+    templates) bench/gpu/templates_bench.sh "$out" ;;
+    *) echo "open_issues.sh: unknown part '$part' (gemm, transformer, conv, templates)" >&2; exit 2 ;;
+  esac
+done
