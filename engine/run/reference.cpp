@@ -5,9 +5,11 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -209,15 +211,32 @@ double reduceReference(bool isMax, const double* data, std::size_t n) {
 
 std::uint16_t toHalfBits(double x) { return encode(x, kHalf); }
 std::uint16_t toBf16Bits(double x) { return encode(x, kBf16); }
-double fromHalfBits(std::uint16_t bits) { return decode(bits, kHalf); }
-double fromBf16Bits(std::uint16_t bits) { return decode(bits, kBf16); }
+
+namespace {
+
+// Every 16-bit pattern's value, decoded once: inputs of hundreds of millions of elements are
+// rounded to their type, and outputs read back, through these.
+const std::array<double, 65536>& valuesOf(const Format& f) {
+    static const auto table = [](const Format& format) {
+        auto t = std::make_unique<std::array<double, 65536>>();
+        for (std::uint32_t b = 0; b < 65536; ++b) (*t)[b] = decode(static_cast<std::uint16_t>(b), format);
+        return t;
+    };
+    static const std::unique_ptr<std::array<double, 65536>> half = table(kHalf), bf16 = table(kBf16);
+    return &f == &kHalf ? *half : *bf16;
+}
+
+}  // namespace
+
+double fromHalfBits(std::uint16_t bits) { return valuesOf(kHalf)[bits]; }
+double fromBf16Bits(std::uint16_t bits) { return valuesOf(kBf16)[bits]; }
 
 double roundToDtype(double x, std::string_view dtype) {
     if (dtype == "f64") return x;
     if (dtype == "f32") {
         // Past the halfway point between FLT_MAX and 2^128 the nearest-even float is infinity; a
         // plain cast would be undefined behaviour there.
-        const double overflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+        constexpr double overflow = 0x1p128 - 0x1p103;
         if (std::fabs(x) >= overflow) return std::copysign(std::numeric_limits<double>::infinity(), x);
         return static_cast<double>(static_cast<float>(x));  // the FPU rounds to nearest even
     }
