@@ -122,25 +122,6 @@ std::string encodeValues(const std::vector<double>& values, const DtypeInfo& t) 
     return bytes;
 }
 
-namespace {
-
-// Every 16-bit pattern's value: decoding tens of millions of outputs is then a table lookup.
-const std::vector<double>& sixteenBitTable(bool half) {
-    static const std::vector<double> tables[2] = {[] {
-                                                      std::vector<double> t(65536);
-                                                      for (std::uint32_t b = 0; b < 65536; ++b) t[b] = fromBf16Bits(static_cast<std::uint16_t>(b));
-                                                      return t;
-                                                  }(),
-                                                  [] {
-                                                      std::vector<double> t(65536);
-                                                      for (std::uint32_t b = 0; b < 65536; ++b) t[b] = fromHalfBits(static_cast<std::uint16_t>(b));
-                                                      return t;
-                                                  }()};
-    return tables[half ? 1 : 0];
-}
-
-}  // namespace
-
 std::vector<double> decodeValues(std::string_view bytes, const DtypeInfo& t) {
     const std::size_t n = bytes.size() / static_cast<std::size_t>(t.bytes);
     std::vector<double> out(n);
@@ -162,7 +143,7 @@ std::vector<double> decodeValues(std::string_view bytes, const DtypeInfo& t) {
                 for (std::size_t i = begin; i < end; ++i) out[i] = fromFp8Bits(static_cast<std::uint8_t>(in[i]), *fp8);
             });
         } else {
-            const std::vector<double>& table = sixteenBitTable(t.name == "f16");
+            const std::array<double, 65536>& table = sixteenBitValues(t.name == "f16");
             parallelRanges(n, kValuesPerThread, [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) {
                     std::uint16_t b;

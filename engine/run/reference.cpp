@@ -212,24 +212,18 @@ double reduceReference(bool isMax, const double* data, std::size_t n) {
 std::uint16_t toHalfBits(double x) { return encode(x, kHalf); }
 std::uint16_t toBf16Bits(double x) { return encode(x, kBf16); }
 
-namespace {
-
-// Every 16-bit pattern's value, decoded once: inputs of hundreds of millions of elements are
-// rounded to their type, and outputs read back, through these.
-const std::array<double, 65536>& valuesOf(const Format& f) {
+const std::array<double, 65536>& sixteenBitValues(bool half) {
     static const auto table = [](const Format& format) {
         auto t = std::make_unique<std::array<double, 65536>>();
         for (std::uint32_t b = 0; b < 65536; ++b) (*t)[b] = decode(static_cast<std::uint16_t>(b), format);
         return t;
     };
-    static const std::unique_ptr<std::array<double, 65536>> half = table(kHalf), bf16 = table(kBf16);
-    return &f == &kHalf ? *half : *bf16;
+    static const std::unique_ptr<std::array<double, 65536>> halfValues = table(kHalf), bf16Values = table(kBf16);
+    return half ? *halfValues : *bf16Values;
 }
 
-}  // namespace
-
-double fromHalfBits(std::uint16_t bits) { return valuesOf(kHalf)[bits]; }
-double fromBf16Bits(std::uint16_t bits) { return valuesOf(kBf16)[bits]; }
+double fromHalfBits(std::uint16_t bits) { return sixteenBitValues(true)[bits]; }
+double fromBf16Bits(std::uint16_t bits) { return sixteenBitValues(false)[bits]; }
 
 double roundToDtype(double x, std::string_view dtype) {
     if (dtype == "f64") return x;

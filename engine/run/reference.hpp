@@ -10,6 +10,7 @@
 // bits on every host.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -54,6 +55,9 @@ std::uint16_t toBf16Bits(double x);
 // Exact values of the given bits (every half and bfloat16 value is a double).
 double fromHalfBits(std::uint16_t bits);
 double fromBf16Bits(std::uint16_t bits);
+// Every 16-bit pattern's value (half or bfloat16), decoded once: rounding and reading back
+// hundreds of millions of elements are then table lookups.
+const std::array<double, 65536>& sixteenBitValues(bool half);
 
 // [SECTION] Tolerance
 
