@@ -3,13 +3,19 @@
 //
 // Storage f16 (__half); statistics, normalisation and sums in fp32, the normalised X
 // rounded once to f16 for the tensor cores. gamma and beta are fp32, eps = 1e-5.
-// tmX and tmW are TMA tensor maps of X and W (both k-major) that the runner encodes with the
-// 128-byte swizzle and zeros outside the matrix.
+// tmX and tmW are TMA tensor maps of X and of W (both k-major) that the runner encodes
+// with the 128-byte swizzle and zeros outside the matrix.
+//
+// Normalisation: registers. registers: X normalised in the consumers' registers every k-slice.
+// folded: LayerNorm(X) W^T = rstd (X Wf^T - mean c) + d with Wf = W scaled by gamma along k,
+// c_n = sum_k Wf_nk and d_n = sum_k beta_k W_nk, made once by an untimed prepare launch (fold):
+// the main loop is a plain GEMM of raw X, the statistics applied in the epilogue.
 //
 // Index
 //   [SECTION] Configuration
 //   [SECTION] PTX wrappers     mbarrier, TMA, ldmatrix, wgmma with A from registers, setmaxnreg
 //   [SECTION] Row statistics   one warp per row: (mean, 1/std)
+//   [SECTION] Folding          (folded) gamma into W, and W's column sums, once
 //   [SECTION] GEMM             the producer's loop, the consumers' normalise-then-multiply loop
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
@@ -43,6 +49,7 @@ constexpr int kMT = 1;
 constexpr int kStages = 4;
 constexpr int kGroupM = 8;
 constexpr float kEps = 1e-5f;
+constexpr bool kFolded = 0 != 0;       // NORM=folded: a plain GEMM of raw X by gamma-scaled W
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kATileBytes = kBM * kBK * 2, kBTileBytes = kBN * kBK * 2;
 constexpr int kStageBytes = kATileBytes + kBTileBytes;
@@ -166,7 +173,8 @@ __device__ __forceinline__ void ldmatrixX4(unsigned (&r)[4], unsigned addr) {
                  : "r"(addr));
 }
 
-// wgmma_ss.cuh brings the accumulator operand lists (KX_ACC32, KX_REGS_*); its wgmmaSS goes unused.
+// wgmma_ss.cuh brings the accumulator operand lists (KX_ACC32, KX_REGS_*) and wgmmaSS, with both
+// operands from shared memory (NORM=folded).
 #define KX_WGMMA_TRANSPOSE ", 0, 0"
 // ---- templates/common/wgmma_ss.cuh: wgmma with both operands in shared memory ----
 
@@ -319,33 +327,57 @@ using namespace kx_ln_linear_wgmma;
 // [SECTION] Row statistics
 //
 // One warp per row, 16 bytes a lane at a time (K is a multiple of 8): the mean, then the mean
-// square deviation from it (a second pass over a row that L1 still holds, which loses no
-// precision to cancellation), as (mean, 1/std) in stats.
+// square deviation from it (a second pass over the row, which loses no precision to
+// cancellation), as (mean, 1/std) in stats.
 
 extern "C" __global__ void __launch_bounds__(256)
     ln_linear_wgmma_f16_n256_m1_s4_g8_stats(const T* __restrict__ X, const T* __restrict__ W, const float* __restrict__ gamma, const float* __restrict__ beta,
-                         T* __restrict__ Y, float* __restrict__ stats, const __grid_constant__ TensorMap tmX,
+                         T* __restrict__ Y, float* __restrict__ stats, T* __restrict__ Wf, float* __restrict__ colSums, const __grid_constant__ TensorMap tmX,
                          const __grid_constant__ TensorMap tmW, int M, int N, int K) {
     const int row = static_cast<int>(blockIdx.x) * 8 + static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     if (row >= M) return;
     struct alignas(16) Chunk { T v[8]; };
     const Chunk* x = reinterpret_cast<const Chunk*>(X + static_cast<long long>(row) * K);
     const int chunks = K / 8;
-    float sum = 0.0f;
-    for (int c = lane; c < chunks; c += 32) {
-        const Chunk v = x[c];
+    // Rows of up to 32 x kHeld chunks (K = 4096 at f16) are read once into registers, every load
+    // in flight together, and both passes run from there; longer rows read L1 or L2 again.
+    constexpr int kHeld = 16;
+    float sum = 0.0f, squares = 0.0f, mean;
+    if (chunks <= 32 * kHeld) {
+        Chunk held[kHeld];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) sum += float(v.v[e]);
-    }
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    const float mean = sum / K;
-    float squares = 0.0f;
-    for (int c = lane; c < chunks; c += 32) {
-        const Chunk v = x[c];
+        for (int i = 0; i < kHeld; ++i)
+            if (lane + 32 * i < chunks) held[i] = x[lane + 32 * i];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) {
-            const float d = float(v.v[e]) - mean;
-            squares += d * d;
+        for (int i = 0; i < kHeld; ++i)
+            if (lane + 32 * i < chunks)
+#pragma unroll
+                for (int e = 0; e < 8; ++e) sum += float(held[i].v[e]);
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        mean = sum / K;
+#pragma unroll
+        for (int i = 0; i < kHeld; ++i)
+            if (lane + 32 * i < chunks)
+#pragma unroll
+                for (int e = 0; e < 8; ++e) {
+                    const float d = float(held[i].v[e]) - mean;
+                    squares += d * d;
+                }
+    } else {
+        for (int c = lane; c < chunks; c += 32) {
+            const Chunk v = x[c];
+#pragma unroll
+            for (int e = 0; e < 8; ++e) sum += float(v.v[e]);
+        }
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        mean = sum / K;
+        for (int c = lane; c < chunks; c += 32) {
+            const Chunk v = x[c];
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                const float d = float(v.v[e]) - mean;
+                squares += d * d;
+            }
         }
     }
     for (int offset = 16; offset > 0; offset /= 2) squares += __shfl_xor_sync(0xffffffffu, squares, offset);
@@ -353,6 +385,42 @@ extern "C" __global__ void __launch_bounds__(256)
         stats[2 * row] = mean;
         stats[2 * row + 1] = rsqrtf(squares / K + kEps);
     }
+}
+
+// [SECTION] Folding
+//
+// NORM=folded, once per input set before any timed run (a weight's layout prepared ahead of
+// inference): one warp per row n of W writes Wf_nk = gamma_k W_nk rounded to T, and colSums[2n]
+// = the sum of those rounded values (so that the epilogue's mean c_n cancels exactly what the
+// GEMM summed), colSums[2n + 1] = sum_k beta_k W_nk.
+
+extern "C" __global__ void __launch_bounds__(256)
+    ln_linear_wgmma_f16_n256_m1_s4_g8_fold(const T* __restrict__ X, const T* __restrict__ W, const float* __restrict__ gamma, const float* __restrict__ beta,
+                        T* __restrict__ Y, float* __restrict__ stats, T* __restrict__ Wf, float* __restrict__ colSums,
+                        const __grid_constant__ TensorMap tmX, const __grid_constant__ TensorMap tmW, int M, int N, int K) {
+    const int n = static_cast<int>(blockIdx.x) * 8 + static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    if (n >= N) return;
+    struct alignas(16) Chunk { T v[8]; };
+    const Chunk* w = reinterpret_cast<const Chunk*>(W + static_cast<long long>(n) * K);
+    Chunk* wf = reinterpret_cast<Chunk*>(Wf + static_cast<long long>(n) * K);
+    float c = 0.0f, d = 0.0f;
+    for (int k8 = lane; k8 < K / 8; k8 += 32) {
+        const Chunk v = w[k8];
+        Chunk scaled;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+            const float x = float(v.v[e]);
+            scaled.v[e] = T(gamma[8 * k8 + e] * x);
+            c += float(scaled.v[e]);
+            d = fmaf(beta[8 * k8 + e], x, d);
+        }
+        wf[k8] = scaled;
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        c += __shfl_xor_sync(0xffffffffu, c, offset);
+        d += __shfl_xor_sync(0xffffffffu, d, offset);
+    }
+    if (lane == 0) colSums[2 * n] = c, colSums[2 * n + 1] = d;
 }
 
 // [SECTION] GEMM
@@ -365,11 +433,13 @@ extern "C" __global__ void __launch_bounds__(256)
 // beta, and issue wgmma with A from those registers and B (W) from shared memory. The fragments
 // of slice s + 1 are built while slice s's wgmma's run (two register buffers), so the
 // normalisation hides behind the tensor cores. Blocks walk tiles with a stride of the grid
-// (persistent blocks when the grid is capped to one wave).
+// (persistent blocks when the grid is capped to one wave). Folded, the consumers issue wgmma with
+// both operands from the stage (raw X by gamma-scaled W) and apply each row's statistics and
+// each column's sums to the accumulators before the store.
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
     ln_linear_wgmma_f16_n256_m1_s4_g8_gemm(const T* __restrict__ X, const T* __restrict__ W, const float* __restrict__ gamma, const float* __restrict__ beta,
-                        T* __restrict__ Y, float* __restrict__ stats, const __grid_constant__ TensorMap tmX,
+                        T* __restrict__ Y, float* __restrict__ stats, T* __restrict__ Wf, float* __restrict__ colSums, const __grid_constant__ TensorMap tmX,
                         const __grid_constant__ TensorMap tmW, int M, int N, int K) {
     (void)X, (void)W;  // read through the tensor maps
     extern __shared__ unsigned char smemRaw[];
@@ -410,13 +480,15 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     mbarrierWait(smemAddress(&emptyBar[stage]), ((slice / kStages) & 1) ^ 1);  // a fresh stage is free
                     const unsigned full = smemAddress(&fullBar[stage]);
                     // The last slice's gamma and beta stop at K (a multiple of 8: 32 bytes).
-                    const unsigned weightBytes = min(kBK, K - kt * kBK) * 4;
+                    const unsigned weightBytes = kFolded ? 0 : min(kBK, K - kt * kBK) * 4;
                     mbarrierArriveExpectBytes(full, kStageBytes + 2 * weightBytes);
                     const unsigned xTile = smemBase + stage * kStageBytes;
                     tmaLoad2d(xTile, tmX, kt * kBK, row, full);
                     tmaLoad2d(xTile + kATileBytes, tmW, kt * kBK, col, full);
-                    bulkLoad(smemAddress(&gammaBeta[stage][0][0]), gamma + kt * kBK, weightBytes, full);
-                    bulkLoad(smemAddress(&gammaBeta[stage][1][0]), beta + kt * kBK, weightBytes, full);
+                    if (!kFolded) {
+                        bulkLoad(smemAddress(&gammaBeta[stage][0][0]), gamma + kt * kBK, weightBytes, full);
+                        bulkLoad(smemAddress(&gammaBeta[stage][1][0]), beta + kt * kBK, weightBytes, full);
+                    }
                 }
             }
         }
@@ -506,15 +578,55 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 shift[mt][h] = -s.x * s.y;
             }
         }
-        buildFragments(fragEven, 0, slice % kStages);
-        for (int kt = 0; kt < kTiles; kt += 2) {
-            step(kt, fragEven, fragOdd);
-            if (kt + 1 < kTiles) step(kt + 1, fragOdd, fragEven);
+        if constexpr (kFolded) {
+            // A plain GEMM: X's and Wf's tiles both from the stage, one slice's wgmma's left
+            // running while the next slice's are issued.
+            for (int kt = 0; kt < kTiles; ++kt) {
+                const int stage = slice % kStages;
+                mbarrierWait(smemAddress(&fullBar[stage]), (slice / kStages) & 1);
+                const unsigned xTile = smemBase + stage * kStageBytes, wTile = xTile + kATileBytes;
+                wgmmaFence();
+#pragma unroll
+                for (int ks = 0; ks < kKSteps; ++ks)
+#pragma unroll
+                    for (int mt = 0; mt < kMT; ++mt)
+                        wgmmaSS(acc[mt], descriptor(xTile + (consumer * kMT + mt) * 64 * 128 + ks * 32), descriptor(wTile + ks * 32), 1);
+                wgmmaCommit();
+                wgmmaWait<1>();
+                if (kt > 0) release((slice + kStages - 1) % kStages);
+                ++slice;
+            }
+        } else {
+            buildFragments(fragEven, 0, slice % kStages);
+            for (int kt = 0; kt < kTiles; kt += 2) {
+                step(kt, fragEven, fragOdd);
+                if (kt + 1 < kTiles) step(kt + 1, fragOdd, fragEven);
+            }
         }
         wgmmaWait<0>();
         release((slice + kStages - 1) % kStages);
 
 #pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) storeStaged(Y, M, N, row + (consumer * kMT + mt) * 64 + warp * 16, col, acc[mt], storeBuffer, vectorOk);
+        for (int mt = 0; mt < kMT; ++mt) {
+            if constexpr (kFolded) {
+                // y = rstd acc + shift c_n + d_n (shift = -mean rstd): accumulator 4j + 2h + e is
+                // row lane/4 + 8h, column 8j + 2q + e; a column pair's (c, d, c, d) is one float4.
+#pragma unroll
+                for (int j = 0; j < kAcc / 4; ++j) {
+                    const int n = col + 8 * j + 2 * q;
+                    float4 cd = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    if (n + 1 < N) cd = __ldg(reinterpret_cast<const float4*>(colSums + 2 * n));
+                    else if (n < N) cd.x = colSums[2 * n], cd.y = colSums[2 * n + 1];
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        float& a0 = acc[mt][4 * j + 2 * h];
+                        float& a1 = acc[mt][4 * j + 2 * h + 1];
+                        a0 = fmaf(rstd[mt][h], a0, fmaf(shift[mt][h], cd.x, cd.y));
+                        a1 = fmaf(rstd[mt][h], a1, fmaf(shift[mt][h], cd.z, cd.w));
+                    }
+                }
+            }
+            storeStaged(Y, M, N, row + (consumer * kMT + mt) * 64 + warp * 16, col, acc[mt], storeBuffer, vectorOk);
+        }
     }
 }

@@ -4,6 +4,9 @@
 // Tolerance. The kernel rounds each normalised element to the storage type before the tensor
 // cores (relative u each), then sums K exact products in fp32: tolerance(dtype, K) + u of the
 // terms' magnitude sum_k |n_k W_jk| covers both (the statistics' fp32 error is far below u).
+// Folded (ln_linear_wgmma's NORM=folded: rstd (X (gamma W)^T - mean c) + d), the rounded terms
+// are gamma_k W_jk, each times rstd x_k, so the magnitude is sum_k (rstd |x_k| gamma_k + |beta_k|)
+// |W_jk|: larger than the normalised terms' where a row's mean is large against its spread.
 #include "run/references/ln_linear.hpp"
 
 #include "run/reference.hpp"
@@ -16,13 +19,25 @@
 
 namespace kx::engine {
 
-std::vector<double> layerNormRow(const double* x, long long K, const double* gamma, const double* beta, double eps) {
+namespace {
+
+struct RowStats {
+    double mean, rstd;
+};
+
+RowStats rowStats(const double* x, long long K, double eps) {
     double mean = 0;
     for (long long k = 0; k < K; ++k) mean += x[k];
     mean /= static_cast<double>(K);
     double squares = 0;
     for (long long k = 0; k < K; ++k) squares += (x[k] - mean) * (x[k] - mean);
-    const double rstd = 1 / std::sqrt(squares / static_cast<double>(K) + eps);
+    return {mean, 1 / std::sqrt(squares / static_cast<double>(K) + eps)};
+}
+
+}  // namespace
+
+std::vector<double> layerNormRow(const double* x, long long K, const double* gamma, const double* beta, double eps) {
+    const auto [mean, rstd] = rowStats(x, K, eps);
     std::vector<double> n(static_cast<std::size_t>(K));
     for (long long k = 0; k < K; ++k) n[static_cast<std::size_t>(k)] = (x[k] - mean) * rstd * gamma[k] + beta[k];
     return n;
@@ -49,13 +64,19 @@ void checkLnLinear(const CheckContext& ctx, CorrectnessReport& r) {
         if (row.empty()) row = layerNormRow(X.values.data() + i * K, K, gamma, beta, eps);
         return row;
     };
+    const bool folded = ctx.variables.count("folded") && ctx.var("folded") != 0;
+    std::vector<double> rowRstd(static_cast<std::size_t>(M), -1.0);  // folded: each row's 1/std, as the check first needs it
     auto checkOne = [&](long long i, long long j) {
         const std::vector<double>& n = normalised(i);
         const double* w = W.values.data() + j * K;
+        const double* x = X.values.data() + i * K;
+        double& rstd = rowRstd[static_cast<std::size_t>(i)];
+        if (folded && rstd < 0) rstd = rowStats(x, K, eps).rstd;
         double ref = 0, scale = 0;
         for (long long k = 0; k < K; ++k) {
             ref += n[static_cast<std::size_t>(k)] * w[k];
-            scale += std::fabs(n[static_cast<std::size_t>(k)] * w[k]);
+            scale += folded ? (rstd * std::fabs(x[k]) * gamma[k] + std::fabs(beta[k])) * std::fabs(w[k])
+                            : std::fabs(n[static_cast<std::size_t>(k)] * w[k]);
         }
         checker.check(i * N + j, Y[static_cast<std::size_t>(i * N + j)], ref, std::max(scale, 1e-30), [&] { return elementName("Y", i, j); });
     };
@@ -76,9 +97,18 @@ void checkLnLinear(const CheckContext& ctx, CorrectnessReport& r) {
         // Both round the normalised X and sum in fp32: two tolerances of a bound of the terms'
         // magnitude, ||n_i|| ||W_j|| (Cauchy-Schwarz). ||(x - mean) rstd|| <= sqrt(K) for every
         // row, so ||n_i|| <= (max |gamma| + max |beta|) sqrt(K) without normalising every row.
+        // Folded, the terms are rstd x_k gamma_k W_jk + beta_k W_jk, and ||rstd x_i|| =
+        // sqrt(K (1 + (mean rstd)^2)) (up to eps): each row's own bound.
         double gammaMax = 0, betaMax = 0;
         for (long long k = 0; k < K; ++k) gammaMax = std::max(gammaMax, std::fabs(gamma[k])), betaMax = std::max(betaMax, std::fabs(beta[k]));
-        const double rowBound = (gammaMax + betaMax) * std::sqrt(static_cast<double>(K));
+        const double sqrtK = std::sqrt(static_cast<double>(K));
+        std::vector<double> rowBound(static_cast<std::size_t>(M), (gammaMax + betaMax) * sqrtK);
+        if (folded)
+            for (long long i = 0; i < M; ++i) {
+                const RowStats s = rowStats(X.values.data() + i * K, K, eps);
+                const double spread = std::sqrt(1 + s.mean * s.rstd * s.mean * s.rstd);
+                rowBound[static_cast<std::size_t>(i)] = std::max(gammaMax * spread + betaMax, gammaMax + betaMax) * sqrtK;
+            }
         std::vector<double> colNorm(static_cast<std::size_t>(N));
         for (long long j = 0; j < N; ++j) {
             double s = 0;
@@ -88,7 +118,7 @@ void checkLnLinear(const CheckContext& ctx, CorrectnessReport& r) {
         r.baselineCompared = true;
         r.baselineAgrees = true;
         for (long long idx = 0; idx < M * N; ++idx) {
-            const double bound = std::max(rowBound * colNorm[static_cast<std::size_t>(idx % N)], 1e-30);
+            const double bound = std::max(rowBound[static_cast<std::size_t>(idx / N)] * colNorm[static_cast<std::size_t>(idx % N)], 1e-30);
             const double rel = std::fabs(Y[static_cast<std::size_t>(idx)] - (*base)[static_cast<std::size_t>(idx)]) / bound;
             if (!(rel <= 2 * tol)) r.baselineAgrees = false;
             if (std::isfinite(rel)) r.baselineMaxRelDiff = std::max(r.baselineMaxRelDiff, rel);

@@ -1,6 +1,7 @@
 // The LayerNorm + Linear reference: layerNormRow against the textbook formula, and the check's
 // verdicts: a result computed the kernel's way (fp32 statistics, the normalised row rounded to
-// f16, fp32 sums) passes; a result that skipped the normalisation, or one wrong element, fails.
+// f16, fp32 sums; or folded: gamma-scaled W rounded to f16, raw X, the statistics applied after
+// the sums) passes; a result that skipped the normalisation, or one wrong element, fails.
 #include "run/references/ln_linear.hpp"
 #include "run/references/references.hpp"
 
@@ -20,7 +21,11 @@ std::vector<double> roundedTo(const std::vector<double>& v, const char* dtype) {
     return decodeValues(encodeValues(v, dtypeNamed(dtype)), dtypeNamed(dtype));
 }
 
-CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937_64& rng, bool normalise = true) {
+// How the result is computed: X normalised then rounded (ln_linear, NORM=registers), not
+// normalised at all (a broken kernel), or folded (NORM=folded).
+enum class Form { Normalised, Raw, Folded };
+
+CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937_64& rng, Form form = Form::Normalised) {
     std::uniform_real_distribution<double> xs(-1, 3), ws(-1, 1), gs(0.5, 1.5), bs(-0.5, 0.5);
     std::vector<double> x(static_cast<std::size_t>(M * K)), w(static_cast<std::size_t>(N * K)), gamma(static_cast<std::size_t>(K)), beta(gamma.size());
     for (double& v : x) v = xs(rng);
@@ -30,6 +35,14 @@ CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937
     x = roundedTo(x, "f16");
     w = roundedTo(w, "f16");
     std::vector<double> y(static_cast<std::size_t>(M * N));
+    // Folded: Wf = gamma W rounded to f16, c = sum of Wf, d = sum of beta W (fp32).
+    std::vector<double> wf(w.size());
+    std::vector<float> c(static_cast<std::size_t>(N)), d(c.size());
+    for (long long j = 0; j < N; ++j)
+        for (long long k = 0; k < K; ++k) wf[j * K + k] = static_cast<float>(gamma[k]) * static_cast<float>(w[j * K + k]);
+    wf = roundedTo(wf, "f16");
+    for (long long j = 0; j < N; ++j)
+        for (long long k = 0; k < K; ++k) c[j] += static_cast<float>(wf[j * K + k]), d[j] += static_cast<float>(beta[k] * w[j * K + k]);
     for (long long i = 0; i < M; ++i) {
         // The kernel's arithmetic: fp32 statistics, the normalised element rounded to f16.
         float sum = 0, squares = 0;
@@ -37,9 +50,19 @@ CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937
         const float mean = sum / K;
         for (long long k = 0; k < K; ++k) squares += (static_cast<float>(x[i * K + k]) - mean) * (static_cast<float>(x[i * K + k]) - mean);
         const float rstd = 1.0f / std::sqrt(squares / K + 1e-5f);
+        if (form == Form::Folded) {
+            for (long long j = 0; j < N; ++j) {
+                float acc = 0;
+                for (long long k = 0; k < K; ++k) acc += static_cast<float>(x[i * K + k] * wf[j * K + k]);
+                y[i * N + j] = rstd * acc - mean * rstd * c[j] + d[j];
+            }
+            continue;
+        }
         std::vector<double> n(static_cast<std::size_t>(K));
         for (long long k = 0; k < K; ++k)
-            n[k] = normalise ? (static_cast<float>(x[i * K + k]) - mean) * rstd * static_cast<float>(gamma[k]) + static_cast<float>(beta[k]) : x[i * K + k];
+            n[k] = form == Form::Normalised
+                       ? (static_cast<float>(x[i * K + k]) - mean) * rstd * static_cast<float>(gamma[k]) + static_cast<float>(beta[k])
+                       : x[i * K + k];
         n = roundedTo(n, "f16");
         for (long long j = 0; j < N; ++j) {
             float acc = 0;
@@ -48,7 +71,7 @@ CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937
         }
     }
     CheckContext ctx;
-    ctx.variables = {{"EPS", 5}};
+    ctx.variables = {{"EPS", 5}, {"folded", form == Form::Folded ? 1.0 : 0.0}};
     ctx.sizes = {{"M", M}, {"N", N}, {"K", K}};
     ctx.inputs["X"] = HostArray{&dtypeNamed("f16"), x};
     ctx.inputs["W"] = HostArray{&dtypeNamed("f16"), w};
@@ -89,8 +112,26 @@ TEST_CASE("checkLnLinear passes the kernel's arithmetic and catches a missing no
         REQUIRE_FALSE(bad.passed);
         REQUIRE(bad.firstBadIndex == 5 * 24 + 7);
     }
-    CheckContext raw = lnLinearContext(16, 16, 64, rng, false);
+    CheckContext raw = lnLinearContext(16, 16, 64, rng, Form::Raw);
     CorrectnessReport unnormalised;
     checkLnLinear(raw, unnormalised);
     REQUIRE_FALSE(unnormalised.passed);
+}
+
+TEST_CASE("checkLnLinear passes the folded form's arithmetic and catches one bad element", "[reference][ln_linear]") {
+    std::mt19937_64 rng(9);
+    for (const long long K : {8LL, 72LL, 300LL}) {
+        CAPTURE(K);
+        CheckContext ctx = lnLinearContext(37, 24, K, rng, Form::Folded);
+        CorrectnessReport ok;
+        checkLnLinear(ctx, ok);
+        INFO(ok.firstBadText);
+        REQUIRE(ok.passed);
+        REQUIRE(ok.checked == 37 * 24);
+        ctx.outputs["Y"].values[11 * 24 + 3] += 1.0;
+        CorrectnessReport bad;
+        checkLnLinear(ctx, bad);
+        REQUIRE_FALSE(bad.passed);
+        REQUIRE(bad.firstBadIndex == 11 * 24 + 3);
+    }
 }
