@@ -447,6 +447,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     // Each stage's 64 columns of gamma and beta, which the producer copies with the tiles: read
     // from L1 instead, they missed it (the stages leave L1 little room) and the consumers waited.
     __shared__ __align__(16) float2 gammaBeta[kStages][2][kBK / 2];
+    // Folded: each consumer's copy of the tile's column sums (c, d of a column pair per float4),
+    // loaded into a register at the tile's start and written here after its main loop, so the
+    // epilogue reads shared memory instead of waiting on 32 global loads a thread every tile.
+    __shared__ __align__(16) float4 tileSums[kFolded ? kConsumers : 1][kFolded ? kBN / 2 : 1];
     // The 128-byte swizzle repeats every 1024 bytes; the descriptors and the ldmatrix addresses
     // assume the tiles start on such a boundary.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
@@ -562,9 +566,19 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         if (kt + 1 < kTiles) buildFragments(next, kt + 1, slice % kStages);
     };
 
+    // A consumer warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads').
+    auto consumerSync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(consumer + 1) : "memory"); };
+
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int row, col;
         tileOrigin(tile, row, col);
+        // Folded: thread t's column pair of the tile's sums, columns col + 2t and + 1 (BN / 2 pairs).
+        float4 mySums = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (kFolded && t < kBN / 2) {
+            const int n = col + 2 * t;
+            if (n + 1 < N) mySums = __ldg(reinterpret_cast<const float4*>(colSums + 2 * n));
+            else if (n < N) mySums.x = colSums[2 * n], mySums.y = colSums[2 * n + 1];
+        }
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -605,6 +619,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmmaWait<0>();
         release((slice + kStages - 1) % kStages);
+        if constexpr (kFolded) {
+            consumerSync();  // every thread's reads of the last tile's sums are done
+            if (t < kBN / 2) tileSums[consumer][t] = mySums;
+            consumerSync();
+        }
 
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
@@ -613,10 +632,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 // row lane/4 + 8h, column 8j + 2q + e; a column pair's (c, d, c, d) is one float4.
 #pragma unroll
                 for (int j = 0; j < kAcc / 4; ++j) {
-                    const int n = col + 8 * j + 2 * q;
-                    float4 cd = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                    if (n + 1 < N) cd = __ldg(reinterpret_cast<const float4*>(colSums + 2 * n));
-                    else if (n < N) cd.x = colSums[2 * n], cd.y = colSums[2 * n + 1];
+                    const float4 cd = tileSums[consumer][4 * j + q];
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         float& a0 = acc[mt][4 * j + 2 * h];
