@@ -9,7 +9,8 @@
 // Index
 //   [SECTION] Configuration
 //   [SECTION] Shared-memory layout   padding and swizzling
-//   [SECTION] Kernel                 direct copy, or tile through shared memory
+//   [SECTION] Kernel                 direct copy, or tile through shared memory (element by
+//                                    element, or 2 x 2 blocks transposed in registers)
 
 #include <cuda_fp16.h>
 
@@ -29,13 +30,21 @@ using Bits = BitsOf<sizeof(T)>::type;
 
 constexpr int kTile = 32;
 constexpr int kBlockRows = 4;  // threads per tile column; each copies kTile / kBlockRows elements
-constexpr int kMode = 2;        // 0 none, 1 shared tile, 2 padded tile, 3 swizzled tile
+constexpr int kMode = 2;        // 0 none, 1 shared tile, 2 padded tile, 3 swizzled tile, 4 pairs
 constexpr int kPad = 1;               // spare elements at the end of each tile row
 constexpr int kRowLength = kTile + kPad;   // elements per row of the shared tile
+constexpr int kThreadsX = 32;     // threads along a tile row: kTile, or kTile / 2 for pairs
+constexpr int kPairs = kTile / 2;          // pairs: 2 x 2 blocks along a tile side
 
 static_assert(kTile % kBlockRows == 0, "the tile is a whole number of passes of the block's rows");
 static_assert((kTile & (kTile - 1)) == 0, "the XOR swizzle needs a power-of-two tile");
-static_assert(kPad == (kMode == 2 ? 1 : 0), "only the padded layout pads");
+static_assert(kPad == (kMode == 2 ? 1 : kMode == 4 ? 2 : 0), "the padded layout pads one element, pairs one pair");
+static_assert(kThreadsX == (kMode == 4 ? kPairs : kTile), "kernel and manifest disagree on the block's width");
+
+// Pairs: two consecutive elements, moved by one 2 x sizeof(T)-byte access.
+struct alignas(2 * sizeof(Bits)) Pair {
+    Bits v[2];
+};
 
 // [SECTION] Shared-memory layout
 //
@@ -61,7 +70,15 @@ using namespace kx_transpose;
 // tile rows gridDim.y apart (the grid's y dimension is capped at 65535). Thread (tx, ty) handles
 // column tx of the tile, rows ty, ty + kBlockRows, ... Matrices of any size work: the edge tiles
 // check every row and column against the matrix (rows - r0 and cols - c0, which cannot overflow).
-extern "C" __global__ void __launch_bounds__(kTile * kBlockRows)
+//
+// Pairs (mode 4): thread (tx, ty) reads a 2 x 2 block of the input (rows 2i and 2i + 1 of the
+// tile, columns 2 tx and 2 tx + 1) as two pair loads, swaps its corners in registers, and stores
+// its two columns as the pairs of output rows 2 tx and 2 tx + 1; every global and shared access
+// moves two elements. The output rows sit in two arrays, even and odd, of kPairs + 1 pairs a row,
+// so that the lanes' stores down a column (rows tx) fall in distinct banks, and a warp's reads
+// along an output row are consecutive pairs. Full tiles of even-sized matrices take the pair
+// accesses; edge tiles and odd sizes go element by element.
+extern "C" __global__ void __launch_bounds__(kThreadsX * kBlockRows)
 transpose_f32_padded_t32_r4(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     const Bits* __restrict__ src = reinterpret_cast<const Bits*>(in);
     Bits* __restrict__ dst = reinterpret_cast<Bits*>(out);
@@ -75,7 +92,44 @@ transpose_f32_padded_t32_r4(const float* __restrict__ in, float* __restrict__ ou
         const int r0 = tileRow * kTile;  // first input row of this tile
         const int rowsLeft = rows - r0;
 
-        if constexpr (kMode == 0) {
+        if constexpr (kMode == 4) {
+            __shared__ Pair evenRows[kPairs][kPairs + 1], oddRows[kPairs][kPairs + 1];
+            const bool whole = rowsLeft >= kTile && colsLeft >= kTile && rows % 2 == 0 && cols % 2 == 0;
+            const int c = 2 * tx;  // this thread's input columns c0 + c, + 1 (phase 1) and output columns r0 + c, + 1 (phase 2)
+#pragma unroll
+            for (int i = ty; i < kPairs; i += kBlockRows) {
+                Pair top, bottom;  // input rows r0 + 2i and + 1, columns c0 + c and + 1
+                const long long at = static_cast<long long>(r0 + 2 * i) * cols + (c0 + c);
+                if (whole) {
+                    top = *reinterpret_cast<const Pair*>(src + at);
+                    bottom = *reinterpret_cast<const Pair*>(src + at + cols);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const bool inColumn = c + e < colsLeft;
+                        top.v[e] = inColumn && 2 * i < rowsLeft ? src[at + e] : Bits(0);
+                        bottom.v[e] = inColumn && 2 * i + 1 < rowsLeft ? src[at + cols + e] : Bits(0);
+                    }
+                }
+                evenRows[tx][i] = Pair{{top.v[0], bottom.v[0]}};  // output row c0 + c: input rows r0 + 2i, + 1
+                oddRows[tx][i] = Pair{{top.v[1], bottom.v[1]}};   // output row c0 + c + 1
+            }
+            __syncthreads();
+#pragma unroll
+            for (int j = ty; j < kTile; j += kBlockRows) {
+                const Pair v = j % 2 == 0 ? evenRows[j / 2][tx] : oddRows[j / 2][tx];
+                const long long at = static_cast<long long>(c0 + j) * rows + (r0 + c);
+                if (whole) {
+                    *reinterpret_cast<Pair*>(dst + at) = v;
+                } else if (j < colsLeft) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e)
+                        if (c + e < rowsLeft) dst[at + e] = v.v[e];
+                }
+            }
+            // The next tile row overwrites the arrays: every thread must have read them first.
+            __syncthreads();
+        } else if constexpr (kMode == 0) {
             // Direct: a warp reads 32 consecutive elements of one input row (coalesced) and writes
             // them to 32 different output rows, rows elements apart (one sector per element).
             if (tx < colsLeft) {
