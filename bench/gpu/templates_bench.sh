@@ -34,7 +34,9 @@ for t in "${templates[@]}"; do
       run "$t" "order=2, preset tuned" --set order=2 --preset tuned ;;
     transpose)
       for cfg in "smem=none" "smem=naive_smem" "smem=swizzle" "TILE=32,BLOCK_ROWS=2" "TILE=64,BLOCK_ROWS=4" "TILE=64,BLOCK_ROWS=16" \
-                 "TILE=64,BLOCK_ROWS=4,smem=swizzle" "dtype=f16" "dtype=f64"; do run "$t" "$cfg" --set "$cfg"; done
+                 "TILE=64,BLOCK_ROWS=4,smem=swizzle" "dtype=f16" "dtype=f64" \
+                 "smem=pairs" "smem=pairs,TILE=64,BLOCK_ROWS=4" "smem=pairs,TILE=64,BLOCK_ROWS=8" "smem=pairs,TILE=64,BLOCK_ROWS=16" \
+                 "smem=pairs,dtype=f16,TILE=64,BLOCK_ROWS=4" "smem=pairs,dtype=f16,TILE=64,BLOCK_ROWS=8"; do run "$t" "$cfg" --set "$cfg"; done
       run "$t" "preset tuned" --preset tuned
       run "$t" "f16, preset tuned" --set dtype=f16 --preset tuned
       run "$t" "f64, preset tuned" --set dtype=f64 --preset tuned ;;
