@@ -7,7 +7,7 @@
 #   transformer  attention (wgmma and mma.sync, causal and not, B=4 H=32 S=4096 D=128), softmax,
 #                LayerNorm and RMSNorm presets (16384 x 8192), the fused ops against their unfused
 #                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, RMSNorm + RoPE,
-#                LayerNorm + Linear)
+#                LayerNorm + Linear, normalised in registers and folded)
 #   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
 #   templates    every template's default against its baselines (templates_bench.sh)
 # Writes OUTDIR/PART_runs.jsonl and OUTDIR/PART.md (conv and templates: their scripts' files).
@@ -54,6 +54,7 @@ transformer() {
   run $p glu "SwiGLU (default)"
   run $p norm_rope "RMSNorm + RoPE (default)"
   run $p ln_linear_wgmma "LayerNorm + Linear (default)"
+  run $p ln_linear_wgmma "LayerNorm + Linear, preset folded" --preset folded
 }
 
 for part in "$@"; do
