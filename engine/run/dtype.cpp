@@ -85,7 +85,7 @@ const DtypeInfo& dtypeOfCType(std::string_view ctype) {
 }
 
 std::string encodeValues(const std::vector<double>& values, const DtypeInfo& t) {
-    std::string bytes(values.size() * static_cast<std::size_t>(t.bytes), '\0');
+    std::string bytes = zeroed<std::string>(values.size() * static_cast<std::size_t>(t.bytes));
     char* out = bytes.data();
     if (t.kind == DtypeKind::Float) {
         // The format chosen once, the values converted on every core.
@@ -124,7 +124,7 @@ std::string encodeValues(const std::vector<double>& values, const DtypeInfo& t) 
 
 std::vector<double> decodeValues(std::string_view bytes, const DtypeInfo& t) {
     const std::size_t n = bytes.size() / static_cast<std::size_t>(t.bytes);
-    std::vector<double> out(n);
+    std::vector<double> out = zeroedValues(n);
     const char* in = bytes.data();
     if (t.kind == DtypeKind::Float) {
         // One loop per format, the format chosen once.

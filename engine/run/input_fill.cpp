@@ -127,7 +127,7 @@ FillSpec parseFill(const std::string& textIn, const DtypeInfo& dtype, const std:
 }
 
 std::vector<double> generateFill(const FillSpec& spec, const DtypeInfo& dtype, std::size_t count, std::uint64_t seed) {
-    std::vector<double> v(count);
+    std::vector<double> v = zeroedValues(count);
     const bool isFloat = dtype.kind == DtypeKind::Float;
     auto round = [&](double x) { return isFloat ? roundToDtype(x, dtype.name) : x; };
     if (spec.kind == "uniform") {
