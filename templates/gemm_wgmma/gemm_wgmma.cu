@@ -198,13 +198,13 @@ __device__ __forceinline__ bool addSplits(TAcc (&acc)[kMT][kAcc], TAcc* __restri
     }
     // Every thread's stores are visible device-wide before the count says so.
     __threadfence();
-    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    consumerBarrier(consumer);
     if (t == 0) {
         const bool last = atomicAdd(counter, 1) == kSplitK - 1;
         if (last) *counter = 0;
         *lastFlag = last;
     }
-    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    consumerBarrier(consumer);
     if (!*lastFlag) return false;
     __threadfence();
     // Its own slice too is read back, so that every tile adds 0 + slice 0 + slice 1 + ...

@@ -359,8 +359,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         if (kt + 1 < kTiles) buildFragments(next, kt + 1, slice % kStages);
     };
 
-    // A consumer warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads').
-    auto consumerSync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(consumer + 1) : "memory"); };
+    auto consumerSync = [&] { consumerBarrier(consumer); };
 
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int row, col;

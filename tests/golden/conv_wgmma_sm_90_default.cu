@@ -155,6 +155,14 @@ __device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group
 template <int Pending>
 __device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
 
+// A consumer warpgroup's own barrier among its 128 threads: id 1 for consumer 0, 2 for consumer 1
+// (0 is __syncthreads'). The ids are immediates: with an id from a register ptxas must assume
+// that any of the block's 16 barriers may be used.
+__device__ __forceinline__ void consumerBarrier(int consumer) {
+    if (consumer == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
+    else asm volatile("bar.sync 2, 128;\n" ::: "memory");
+}
+
 // setmaxnreg moves registers between warpgroups: the producer needs few, the consumers' accumulators many.
 __device__ __forceinline__ void growRegisters() { asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n"); }
 __device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n"); }

@@ -137,6 +137,14 @@ __device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group
 template <int Pending>
 __device__ __forceinline__ void wgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory"); }
 
+// A consumer warpgroup's own barrier among its 128 threads: id 1 for consumer 0, 2 for consumer 1
+// (0 is __syncthreads'). The ids are immediates: with an id from a register ptxas must assume
+// that any of the block's 16 barriers may be used.
+__device__ __forceinline__ void consumerBarrier(int consumer) {
+    if (consumer == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
+    else asm volatile("bar.sync 2, 128;\n" ::: "memory");
+}
+
 // setmaxnreg moves registers between warpgroups: the producer needs few, the consumers' accumulators many.
 __device__ __forceinline__ void growRegisters() { asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n"); }
 __device__ __forceinline__ void shrinkRegisters() { asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n"); }
@@ -566,8 +574,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         if (kt + 1 < kTiles) buildFragments(next, kt + 1, slice % kStages);
     };
 
-    // A consumer warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads').
-    auto consumerSync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(consumer + 1) : "memory"); };
+    auto consumerSync = [&] { consumerBarrier(consumer); };
 
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int row, col;
