@@ -119,31 +119,8 @@ __device__ __forceinline__ Stat rowReduce(Stat s, Stat* scratch) {
 }
 
 // [SECTION] Dropout's random bits
-//
-// Philox4x32-10 (Salmon et al., SC'11): 10 rounds of multiply-and-xor turn a 128-bit counter
-// and a 64-bit key into 128 random bits. Element e of the matrix (row * cols + col, plus the
-// offset) uses word e % 4 of the block for counter e / 4: any thread can make any element's bits
-// without state, and the CPU reference makes the same ones.
-struct Philox {
-    unsigned int v[4];
-};
 
-__device__ __forceinline__ Philox philox4x32_10(unsigned long long counter, unsigned long long seed) {
-    unsigned int c0 = static_cast<unsigned int>(counter), c1 = static_cast<unsigned int>(counter >> 32), c2 = 0, c3 = 0;
-    unsigned int k0 = static_cast<unsigned int>(seed), k1 = static_cast<unsigned int>(seed >> 32);
-#pragma unroll
-    for (int round = 0; round < 10; ++round) {
-        const unsigned int lo0 = 0xD2511F53u * c0, hi0 = __umulhi(0xD2511F53u, c0);
-        const unsigned int lo1 = 0xCD9E8D57u * c2, hi1 = __umulhi(0xCD9E8D57u, c2);
-        c0 = hi1 ^ c1 ^ k0;
-        c1 = lo1;
-        c2 = hi0 ^ c3 ^ k1;
-        c3 = lo0;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    return {{c0, c1, c2, c3}};
-}
+#include "common/philox_dropout.cuh"
 
 }  // namespace kx_rownorm
 
@@ -277,8 +254,6 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
             const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
             if (col >= cols) continue;
             Pack out;
-            unsigned long long group = ~0ull;
-            Philox bits = {};
             // gamma and beta, a vector at a time where the row allows (one load per VEC columns).
             Weights g = {}, b = {};
             if (kOp != 0 && vectorRows) {
@@ -291,22 +266,12 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
                     b.v[e] = kOp == 1 && col + e < cols ? beta[col + e] : 0.0f;
                 }
             }
+            float o[kVec];
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) {
-                float r;
-                if (kOp == 0) {
-                    r = __expf(v[i][e] - shift) * scale;
-                    if (kFuse == 2) {
-                        const unsigned long long element = offset + static_cast<unsigned long long>(row) * cols + col + e;
-                        if (element / 4 != group) group = element / 4, bits = philox4x32_10(group, seed);
-                        const float u = static_cast<float>(bits.v[element % 4] >> 8) * 0x1p-24f;
-                        if (u < dropP) r = 0.0f;
-                    }
-                } else {
-                    r = (v[i][e] - shift) * scale * g.v[e] + b.v[e];
-                }
-                out.v[e] = fromFloat<T>(r);
-            }
+            for (int e = 0; e < kVec; ++e) o[e] = kOp == 0 ? __expf(v[i][e] - shift) * scale : (v[i][e] - shift) * scale * g.v[e] + b.v[e];
+            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropP);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) out.v[e] = fromFloat<T>(o[e]);
             if (vectorRows) {
                 *reinterpret_cast<Pack*>(yRow + col) = out;
             } else {

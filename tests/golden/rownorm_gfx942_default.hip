@@ -119,11 +119,13 @@ __device__ __forceinline__ Stat rowReduce(Stat s, Stat* scratch) {
 }
 
 // [SECTION] Dropout's random bits
+
+// ---- templates/common/philox_dropout.cuh: Philox4x32-10 random bits and dropout of a vector ----
 //
 // Philox4x32-10 (Salmon et al., SC'11): 10 rounds of multiply-and-xor turn a 128-bit counter
-// and a 64-bit key into 128 random bits. Element e of the matrix (row * cols + col, plus the
-// offset) uses word e % 4 of the block for counter e / 4: any thread can make any element's bits
-// without state, and the CPU reference makes the same ones.
+// and a 64-bit key into 128 random bits. Element n of a tensor (its index plus the run's offset)
+// uses word n % 4 of the block for counter n / 4: any thread can make any element's bits without
+// state, and the CPU reference (engine/run/references/philox.hpp) makes the same ones.
 struct Philox {
     unsigned int v[4];
 };
@@ -143,6 +145,52 @@ __device__ __forceinline__ Philox philox4x32_10(unsigned long long counter, unsi
         k1 += 0xBB67AE85u;
     }
     return {{c0, c1, c2, c3}};
+}
+
+// A uniform float in [0, 1) from a 32-bit word: its top 24 bits, as the CPU reference takes them.
+__device__ __forceinline__ float uniform(unsigned int word) { return static_cast<float>(word >> 8) * 0x1p-24f; }
+
+// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its uniform is
+// below p. Element n takes word n % 4 of Philox block n / 4. A vector of a multiple of 4 elements
+// spans Vec / 4 blocks when it starts on a multiple of 4, one more otherwise: those blocks are
+// made side by side (independent chains, so their rounds overlap), their words laid out in a row
+// and shifted left by first % 4 (two conditional shifts, selects rather than indexing), so that
+// element e reads word e. Shorter vectors find each element's word, making a block only when an
+// element crosses into it.
+template <int Vec>
+__device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, float p) {
+    if constexpr (Vec % 4 == 0) {
+        constexpr int kBlocks = Vec / 4 + 1, kWords = 4 * kBlocks;
+        const int skip = static_cast<int>(first % 4);
+        unsigned int w[kWords];
+#pragma unroll
+        for (int q = 0; q < kBlocks; ++q) {
+            Philox bits = {};
+            if (q + 1 < kBlocks || skip != 0) bits = philox4x32_10(first / 4 + q, seed);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) w[4 * q + k] = bits.v[k];
+        }
+        if (skip & 1) {
+#pragma unroll
+            for (int i = 0; i + 1 < kWords; ++i) w[i] = w[i + 1];
+        }
+        if (skip & 2) {
+#pragma unroll
+            for (int i = 0; i + 2 < kWords; ++i) w[i] = w[i + 2];
+        }
+#pragma unroll
+        for (int e = 0; e < Vec; ++e)
+            if (uniform(w[e]) < p) o[e] = 0.0f;
+    } else {
+        unsigned long long bitsGroup = ~0ull;
+        Philox bits = {};
+#pragma unroll
+        for (int e = 0; e < Vec; ++e) {
+            const unsigned long long element = first + e;
+            if (element / 4 != bitsGroup) bitsGroup = element / 4, bits = philox4x32_10(bitsGroup, seed);
+            if (uniform(bits.v[element % 4]) < p) o[e] = 0.0f;
+        }
+    }
 }
 
 }  // namespace kx_rownorm
@@ -277,8 +325,6 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
             const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
             if (col >= cols) continue;
             Pack out;
-            unsigned long long group = ~0ull;
-            Philox bits = {};
             // gamma and beta, a vector at a time where the row allows (one load per VEC columns).
             Weights g = {}, b = {};
             if (kOp != 0 && vectorRows) {
@@ -291,22 +337,12 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
                     b.v[e] = kOp == 1 && col + e < cols ? beta[col + e] : 0.0f;
                 }
             }
+            float o[kVec];
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) {
-                float r;
-                if (kOp == 0) {
-                    r = __expf(v[i][e] - shift) * scale;
-                    if (kFuse == 2) {
-                        const unsigned long long element = offset + static_cast<unsigned long long>(row) * cols + col + e;
-                        if (element / 4 != group) group = element / 4, bits = philox4x32_10(group, seed);
-                        const float u = static_cast<float>(bits.v[element % 4] >> 8) * 0x1p-24f;
-                        if (u < dropP) r = 0.0f;
-                    }
-                } else {
-                    r = (v[i][e] - shift) * scale * g.v[e] + b.v[e];
-                }
-                out.v[e] = fromFloat<T>(r);
-            }
+            for (int e = 0; e < kVec; ++e) o[e] = kOp == 0 ? __expf(v[i][e] - shift) * scale : (v[i][e] - shift) * scale * g.v[e] + b.v[e];
+            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropP);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) out.v[e] = fromFloat<T>(o[e]);
             if (vectorRows) {
                 *reinterpret_cast<Pack*>(yRow + col) = out;
             } else {

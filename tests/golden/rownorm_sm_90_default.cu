@@ -197,11 +197,13 @@ __device__ __forceinline__ void rowAll(float (&v)[kRowsPerThread], float* slots)
 }
 
 // [SECTION] Dropout's random bits
+
+// ---- templates/common/philox_dropout.cuh: Philox4x32-10 random bits and dropout of a vector ----
 //
 // Philox4x32-10 (Salmon et al., SC'11): 10 rounds of multiply-and-xor turn a 128-bit counter
-// and a 64-bit key into 128 random bits. Element e of the matrix (row * cols + col, plus the
-// offset) uses word e % 4 of the block for counter e / 4: any thread can make any element's bits
-// without state, and the CPU reference makes the same ones.
+// and a 64-bit key into 128 random bits. Element n of a tensor (its index plus the run's offset)
+// uses word n % 4 of the block for counter n / 4: any thread can make any element's bits without
+// state, and the CPU reference (engine/run/references/philox.hpp) makes the same ones.
 struct Philox {
     unsigned int v[4];
 };
@@ -221,6 +223,52 @@ __device__ __forceinline__ Philox philox4x32_10(unsigned long long counter, unsi
         k1 += 0xBB67AE85u;
     }
     return {{c0, c1, c2, c3}};
+}
+
+// A uniform float in [0, 1) from a 32-bit word: its top 24 bits, as the CPU reference takes them.
+__device__ __forceinline__ float uniform(unsigned int word) { return static_cast<float>(word >> 8) * 0x1p-24f; }
+
+// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its uniform is
+// below p. Element n takes word n % 4 of Philox block n / 4. A vector of a multiple of 4 elements
+// spans Vec / 4 blocks when it starts on a multiple of 4, one more otherwise: those blocks are
+// made side by side (independent chains, so their rounds overlap), their words laid out in a row
+// and shifted left by first % 4 (two conditional shifts, selects rather than indexing), so that
+// element e reads word e. Shorter vectors find each element's word, making a block only when an
+// element crosses into it.
+template <int Vec>
+__device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, float p) {
+    if constexpr (Vec % 4 == 0) {
+        constexpr int kBlocks = Vec / 4 + 1, kWords = 4 * kBlocks;
+        const int skip = static_cast<int>(first % 4);
+        unsigned int w[kWords];
+#pragma unroll
+        for (int q = 0; q < kBlocks; ++q) {
+            Philox bits = {};
+            if (q + 1 < kBlocks || skip != 0) bits = philox4x32_10(first / 4 + q, seed);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) w[4 * q + k] = bits.v[k];
+        }
+        if (skip & 1) {
+#pragma unroll
+            for (int i = 0; i + 1 < kWords; ++i) w[i] = w[i + 1];
+        }
+        if (skip & 2) {
+#pragma unroll
+            for (int i = 0; i + 2 < kWords; ++i) w[i] = w[i + 2];
+        }
+#pragma unroll
+        for (int e = 0; e < Vec; ++e)
+            if (uniform(w[e]) < p) o[e] = 0.0f;
+    } else {
+        unsigned long long bitsGroup = ~0ull;
+        Philox bits = {};
+#pragma unroll
+        for (int e = 0; e < Vec; ++e) {
+            const unsigned long long element = first + e;
+            if (element / 4 != bitsGroup) bitsGroup = element / 4, bits = philox4x32_10(bitsGroup, seed);
+            if (uniform(bits.v[element % 4]) < p) o[e] = 0.0f;
+        }
+    }
 }
 
 }  // namespace kx_rownorm
@@ -507,28 +555,16 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
                 if (j > 0 && !validRow(j)) continue;
                 if (R > 1 && chunks > 1) loadVector(c, i, j, false);
                 float o[kVec];
-                unsigned long long bitsGroup = ~0ull;
-                Philox bits = {};
 #pragma unroll
                 for (int s = 0; s < kSubs; ++s) {
                     if (j == 0) loadWeights(s);
 #pragma unroll
                     for (int e = s * kSub; e < (s + 1) * kSub; ++e) {
-                        float r;
-                        if (kOp == 0) {
-                            r = exp2Out((v[j][i][e] - shift[j]) * kLog2e - scale[j]);
-                            if (kFuse == 2) {
-                                const unsigned long long element = offset + static_cast<unsigned long long>(rowOf(j)) * cols + col + e;
-                                if (element / 4 != bitsGroup) bitsGroup = element / 4, bits = philox4x32_10(bitsGroup, seed);
-                                const float u = static_cast<float>(bits.v[element % 4] >> 8) * 0x1p-24f;
-                                if (u < dropP) r = 0.0f;
-                            }
-                        } else {
-                            r = (v[j][i][e] - shift[j]) * scale[j] * g[s].v[e - s * kSub] + be[s].v[e - s * kSub];
-                        }
-                        o[e] = r;
+                        if (kOp == 0) o[e] = exp2Out((v[j][i][e] - shift[j]) * kLog2e - scale[j]);
+                        else o[e] = (v[j][i][e] - shift[j]) * scale[j] * g[s].v[e - s * kSub] + be[s].v[e - s * kSub];
                     }
                 }
+                if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(rowOf(j)) * cols + col, seed, dropP);
                 const Pack out = pack(o);
                 if (vectorRows) {
                     *reinterpret_cast<Pack*>(yRow[j] + col) = out;

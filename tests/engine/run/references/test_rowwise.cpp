@@ -114,7 +114,7 @@ CheckContext rownormContext(const std::string& op, const std::string& fuse, cons
         rownormReferenceRow(op, in.data(), cols, gamma.data(), beta.data(), static_cast<float>(1e-5), y.data() + r * cols, scale.data());
         for (long long c = 0; c < cols; ++c) {
             const auto i = static_cast<std::size_t>(r * cols + c);
-            if (fuse == "dropout") y[i] = dropoutDrops(20261125, 4099 + i, 0.1f) ? 0.0 : y[i] / (1 - static_cast<double>(0.1f));
+            if (fuse == "dropout") y[i] = dropoutDrops(20261125, 4096 + i, 0.1f) ? 0.0 : y[i] / (1 - static_cast<double>(0.1f));
             y[i] = roundTo(dtype, y[i]);
         }
     }
