@@ -88,17 +88,18 @@ __device__ __forceinline__ void forRow(const T* in, int cols, F f) {
 
 // [SECTION] Kernels
 
-__device__ __forceinline__ unsigned int philoxWord(unsigned long long element, unsigned long long seed) {
-    const unsigned long long counter = element / 4;
-    unsigned int c[4] = {static_cast<unsigned int>(counter), static_cast<unsigned int>(counter >> 32), 0, 0};
+// Philox4x32-10's four words for `counter` and `seed` (rownorm's dropout rule,
+// engine/run/references/philox.hpp).
+__device__ __forceinline__ void philoxBlock(unsigned long long counter, unsigned long long seed, unsigned int (&c)[4]) {
+    c[0] = static_cast<unsigned int>(counter), c[1] = static_cast<unsigned int>(counter >> 32), c[2] = 0, c[3] = 0;
     unsigned int k0 = static_cast<unsigned int>(seed), k1 = static_cast<unsigned int>(seed >> 32);
+#pragma unroll
     for (int round = 0; round < 10; ++round) {
         const unsigned int lo0 = 0xD2511F53u * c[0], hi0 = __umulhi(0xD2511F53u, c[0]);
         const unsigned int lo1 = 0xCD9E8D57u * c[2], hi1 = __umulhi(0xCD9E8D57u, c[2]);
         c[0] = hi1 ^ c[1] ^ k0, c[1] = lo1, c[2] = hi0 ^ c[3] ^ k1, c[3] = lo0;
         k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
     }
-    return c[element % 4];
 }
 
 // out = a + b, element-wise.
@@ -175,13 +176,36 @@ __global__ void rowKernel(const T* in, const float* gamma, const float* beta, T*
     }
 }
 
-// out = in where kept (scaled by 1 / (1 - p)), 0 where dropped.
+// out = in where kept (scaled by 1 / (1 - p)), 0 where dropped. Element i is element offset + i
+// of the rule: the 16-bit half (offset + i) % 8 of Philox block (offset + i) / 8. One thread per
+// block, so each block is made once for its 8 elements, as an element-wise dropout kernel of a
+// framework makes one per 4 outputs.
 template <class T>
 __global__ void dropoutKernel(const T* in, T* out, long long n, float p, unsigned long long seed, unsigned long long offset) {
+    if (n <= 0) return;
     const float keepScale = 1.0f / (1.0f - p);
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const float u = static_cast<float>(philoxWord(offset + i, seed) >> 8) * 0x1p-24f;
-        out[i] = fromFloat<T>(u < p ? 0.0f : toFloat(in[i]) * keepScale);
+    const unsigned long long firstBlock = offset / 8, lastBlock = (offset + static_cast<unsigned long long>(n) - 1) / 8;
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long b = firstBlock + static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; b <= lastBlock; b += stride) {
+        unsigned int w[4];
+        philoxBlock(b, seed, w);
+        auto keep = [&](int h, T x) {
+            const unsigned int half = h % 2 == 0 ? w[h / 2] & 0xffffu : w[h / 2] >> 16;
+            return fromFloat<T>(static_cast<float>(half) * 0x1p-16f < p ? 0.0f : toFloat(x) * keepScale);
+        };
+        const long long i0 = static_cast<long long>(8 * b - offset);  // the block's first element (may be < 0)
+        if (offset % 8 == 0 && i0 + 8 <= n) {
+            // A whole block of 8 aligned elements: one vector load and store.
+            struct alignas(8 * sizeof(T)) Eight { T v[8]; };
+            Eight x = *reinterpret_cast<const Eight*>(in + i0);
+#pragma unroll
+            for (int h = 0; h < 8; ++h) x.v[h] = keep(h, x.v[h]);
+            *reinterpret_cast<Eight*>(out + i0) = x;
+            continue;
+        }
+#pragma unroll
+        for (int h = 0; h < 8; ++h)
+            if (i0 + h >= 0 && i0 + h < n) out[i0 + h] = keep(h, in[i0 + h]);
     }
 }
 
@@ -320,7 +344,7 @@ public:
             } else if (m_fuse == "dropout") {
                 auto* soft = reinterpret_cast<T*>(m_temp->ptr);
                 launchRow<T>(op, reinterpret_cast<const T*>(lent(m_x)), gamma, beta, soft, m_rows, static_cast<int>(m_cols), m_eps);
-                dropoutKernel<T><<<streamingBlocks(n), kThreads>>>(soft, out, n, m_p, m_seed, m_offset);
+                dropoutKernel<T><<<streamingBlocks(n / 8 + 2), kThreads>>>(soft, out, n, m_p, m_seed, m_offset);
             } else {
                 launchRow<T>(op, reinterpret_cast<const T*>(lent(m_x)), gamma, beta, out, m_rows, static_cast<int>(m_cols), m_eps);
             }

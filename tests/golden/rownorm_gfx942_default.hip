@@ -124,8 +124,9 @@ __device__ __forceinline__ Stat rowReduce(Stat s, Stat* scratch) {
 //
 // Philox4x32-10 (Salmon et al., SC'11): 10 rounds of multiply-and-xor turn a 128-bit counter
 // and a 64-bit key into 128 random bits. Element n of a tensor (its index plus the run's offset)
-// uses word n % 4 of the block for counter n / 4: any thread can make any element's bits without
-// state, and the CPU reference (engine/run/references/philox.hpp) makes the same ones.
+// takes the 16-bit half n % 8 of the block for counter n / 8 (word (n % 8) / 2, its low half for
+// an even n): any thread can make any element's bits without state, and the CPU reference
+// (engine/run/references/philox.hpp) makes the same ones.
 struct Philox {
     unsigned int v[4];
 };
@@ -147,50 +148,41 @@ __device__ __forceinline__ Philox philox4x32_10(unsigned long long counter, unsi
     return {{c0, c1, c2, c3}};
 }
 
-// A uniform float in [0, 1) from a 32-bit word: its top 24 bits, as the CPU reference takes them.
-__device__ __forceinline__ float uniform(unsigned int word) { return static_cast<float>(word >> 8) * 0x1p-24f; }
+// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its 16-bit half,
+// read as a fraction in [0, 1), is below p. A vector of up to 8 elements that starts on a
+// multiple of 8 takes one block, otherwise two (longer vectors one more per 8 elements): they are
+// made side by side (independent chains, so their rounds overlap), their halves laid out in a
+// row and shifted left by first % 8 (three conditional shifts, selects rather than indexing), so
+// that element e reads half e.
+// a[i] = a[i + Step] when `shift`: a compile-time step, so that every index stays a register.
+template <int Step, int N>
+__device__ __forceinline__ void shiftLeftIf(unsigned int (&a)[N], bool shift) {
+#pragma unroll
+    for (int i = 0; i + Step < N; ++i) a[i] = shift ? a[i + Step] : a[i];
+}
 
-// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its uniform is
-// below p. Element n takes word n % 4 of Philox block n / 4. A vector of a multiple of 4 elements
-// spans Vec / 4 blocks when it starts on a multiple of 4, one more otherwise: those blocks are
-// made side by side (independent chains, so their rounds overlap), their words laid out in a row
-// and shifted left by first % 4 (two conditional shifts, selects rather than indexing), so that
-// element e reads word e. Shorter vectors find each element's word, making a block only when an
-// element crosses into it.
 template <int Vec>
 __device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, float p) {
-    if constexpr (Vec % 4 == 0) {
-        constexpr int kBlocks = Vec / 4 + 1, kWords = 4 * kBlocks;
-        const int skip = static_cast<int>(first % 4);
-        unsigned int w[kWords];
+    constexpr int kBlocks = (Vec + 7) / 8 + 1, kHalves = 8 * kBlocks;
+    const int skip = static_cast<int>(first % 8);
+    unsigned int h[kHalves];
 #pragma unroll
-        for (int q = 0; q < kBlocks; ++q) {
-            Philox bits = {};
-            if (q + 1 < kBlocks || skip != 0) bits = philox4x32_10(first / 4 + q, seed);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) w[4 * q + k] = bits.v[k];
-        }
-        if (skip & 1) {
-#pragma unroll
-            for (int i = 0; i + 1 < kWords; ++i) w[i] = w[i + 1];
-        }
-        if (skip & 2) {
-#pragma unroll
-            for (int i = 0; i + 2 < kWords; ++i) w[i] = w[i + 2];
-        }
-#pragma unroll
-        for (int e = 0; e < Vec; ++e)
-            if (uniform(w[e]) < p) o[e] = 0.0f;
-    } else {
-        unsigned long long bitsGroup = ~0ull;
+    for (int q = 0; q < kBlocks; ++q) {
         Philox bits = {};
+        if (q == 0 || 8 * q < skip + Vec) bits = philox4x32_10(first / 8 + q, seed);
 #pragma unroll
-        for (int e = 0; e < Vec; ++e) {
-            const unsigned long long element = first + e;
-            if (element / 4 != bitsGroup) bitsGroup = element / 4, bits = philox4x32_10(bitsGroup, seed);
-            if (uniform(bits.v[element % 4]) < p) o[e] = 0.0f;
-        }
+        for (int k = 0; k < 4; ++k) h[8 * q + 2 * k] = bits.v[k] & 0xffffu, h[8 * q + 2 * k + 1] = bits.v[k] >> 16;
     }
+    shiftLeftIf<4>(h, skip & 4);
+    shiftLeftIf<2>(h, skip & 2);
+    shiftLeftIf<1>(h, skip & 1);
+    // h * 2^-16 < p exactly when the integer h < ceil(p * 2^16): one integer compare an element.
+    const float scaled = p * 65536.0f;
+    unsigned int below = scaled <= 0.0f ? 0u : scaled >= 65536.0f ? 65536u : static_cast<unsigned int>(scaled);
+    if (static_cast<float>(below) < scaled) ++below;
+#pragma unroll
+    for (int e = 0; e < Vec; ++e)
+        if (h[e] < below) o[e] = 0.0f;
 }
 
 }  // namespace kx_rownorm

@@ -28,12 +28,17 @@ inline std::array<std::uint32_t, 4> philox4x32_10(std::uint64_t counter, std::ui
                          {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
 }
 
-// Dropout's rule: element `element` (its index plus the run's offset) is dropped when the top 24
-// bits of word element % 4 of counter element / 4, read as a fraction in [0, 1), fall below p
-// (p as the kernel's fp32 value).
+// Dropout's rule: element `element` (its index plus the run's offset) takes the 16-bit half
+// element % 8 of counter element / 8's bits (word (element % 8) / 2, its low half for an even
+// element), and is dropped when that half, read as a fraction in [0, 1), falls below p (p as the
+// kernel's fp32 value). Sixteen bits resolve p to 2^-16 and let one Philox block serve eight
+// elements (FlashAttention's dropout takes 8 bits an element).
+inline std::uint32_t dropoutHalf(std::uint64_t seed, std::uint64_t element) {
+    const std::uint32_t word = philox4x32_10(element / 8, seed)[(element % 8) / 2];
+    return element % 2 == 0 ? word & 0xffffu : word >> 16;
+}
 inline bool dropoutDrops(std::uint64_t seed, std::uint64_t element, float p) {
-    const std::uint32_t bits = philox4x32_10(element / 4, seed)[element % 4];
-    return static_cast<float>(bits >> 8) * 0x1p-24f < p;
+    return static_cast<float>(dropoutHalf(seed, element)) * 0x1p-16f < p;
 }
 
 }  // namespace kx::engine

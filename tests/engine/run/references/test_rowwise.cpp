@@ -55,6 +55,28 @@ TEST_CASE("dropout drops about p of the elements, the same ones for the same see
     REQUIRE(same < n - 5000);                   // another seed drops other elements
 }
 
+// The kernels (templates/common/philox_dropout.cuh) compare a 16-bit half h with
+// ceil(p * 2^16) as integers where the rule reads h * 2^-16 < p: the two agree for every h and p.
+TEST_CASE("dropout's integer threshold drops what the fraction rule drops", "[reference][philox]") {
+    auto below = [](float p) {
+        const float scaled = p * 65536.0f;
+        unsigned int t = scaled <= 0.0f ? 0u : scaled >= 65536.0f ? 65536u : static_cast<unsigned int>(scaled);
+        if (static_cast<float>(t) < scaled) ++t;
+        return t;
+    };
+    for (const float p : {0.0f, 0.1f, 0.5f, 0x1p-16f, 3 * 0x1p-16f, 0.99999f, 1.0f, 1.5f, -0.25f, 0.3333333f}) {
+        INFO("p = " << p);
+        int disagreements = 0;
+        for (unsigned int h = 0; h < 65536; ++h) disagreements += (h < below(p)) != (static_cast<float>(h) * 0x1p-16f < p);
+        CHECK(disagreements == 0);
+    }
+    // Eight consecutive elements share one block, each its own half of it.
+    for (std::uint64_t e = 0; e < 64; ++e) {
+        const std::uint32_t word = philox4x32_10(e / 8, 7)[(e % 8) / 2];
+        CHECK(dropoutHalf(7, e) == (e % 2 == 0 ? word & 0xffffu : word >> 16));
+    }
+}
+
 TEST_CASE("rownormReferenceRow matches two-pass formulas in long double", "[reference][rownorm]") {
     std::mt19937_64 rng(41);
     for (const long long cols : {1LL, 2LL, 7LL, 777LL, 4096LL}) {
