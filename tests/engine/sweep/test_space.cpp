@@ -2,6 +2,7 @@
 // config lists (with file:line errors).
 #include "sweep_test_support.hpp"
 
+#include "arch/arch_database.hpp"
 #include "sweep/preselected.hpp"
 #include "sweep/slurm.hpp"
 #include "sweep/space.hpp"
@@ -125,6 +126,42 @@ TEST_CASE("the shipped preselected sets load and every config in them is valid",
     const auto bf16 = preselectedConfigs(findPreselected(sets, t, "small_tiles", "sm_90"), t.withValues(t.defaultConfig(), {{"dtype", "bf16"}}));
     CHECK(bf16.front().at("dtype") == "bf16");
     CHECK(bf16.front().at("BM") == "64");
+}
+
+// What `kx run --preset NAME` and the app's preset menu offer for an arch must compile there: a
+// set of one config (a preset) is valid on every compilable arch it names where the template
+// itself is (its default config valid there). A set of several is a space to sweep, whose
+// configs keep the base's other values (a tile that fits the 7-point stencil may not fit the
+// 25-point one): on each such arch at least one of them is valid with the default base.
+TEST_CASE("every shipped preset is valid on every arch it is offered for", "[sweep][preselected]") {
+    const ArchDatabase db = ArchDatabase::loadFromDataRoot(kx::test::sourceDir());
+    int presets = 0, sets = 0;
+    for (const auto& t : library().templates()) {
+        for (const PreselectedSet& set : loadPreselected(*t)) {
+            for (const kx::engine::Arch& arch : db.arches()) {
+                if (!arch.compilable || !set.coversArch(arch.name)) continue;
+                if (arch.vendor == Vendor::Amd && !t->hasLanguage("hip")) continue;
+                if (!t->validate(t->defaultConfig(), arch).empty()) continue;  // the template does not apply here
+                int valid = 0;
+                for (const Config& c : preselectedConfigs(set, t->defaultConfig())) {
+                    const auto violations = t->validate(c, arch);
+                    valid += violations.empty();
+                    if (set.configs.size() != 1) continue;
+                    INFO(t->id() << " --preset " << set.name << " on " << arch.name << ": " << t->configName(c));
+                    for (const auto& v : violations) UNSCOPED_INFO(v.message);
+                    CHECK(violations.empty());
+                    ++presets;
+                }
+                if (set.configs.size() > 1) {
+                    INFO(t->id() << " set " << set.name << " on " << arch.name);
+                    CHECK(valid > 0);
+                    ++sets;
+                }
+            }
+        }
+    }
+    CHECK(presets > 100);
+    CHECK(sets > 50);
 }
 
 TEST_CASE("a malformed preselected file names its file and line", "[sweep][preselected]") {
