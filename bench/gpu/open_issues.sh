@@ -4,9 +4,10 @@
 # short lease of a GPU machine:
 #   gemm         tensor-core GEMMs (wgmma: f16, bf16, tf32, e4m3 at 4096^3 and 8192^3; mma.sync f16),
 #                fp32 on the CUDA cores (the tuned preset), skinny decode shapes (M = 16, 64, 128)
-#   transformer  attention (wgmma and mma.sync, causal and not, B=4 H=32 S=4096 D=128), softmax,
+#   transformer  attention (wgmma and mma.sync, causal and not, B=4 H=32 S=4096 D=128; wgmma at
+#                D=64 and 256 with their presets), softmax,
 #                LayerNorm and RMSNorm presets (16384 x 8192), the fused ops against their unfused
-#                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, RMSNorm + RoPE,
+#                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, GeGLU, RMSNorm + RoPE,
 #                LayerNorm + Linear, normalised in registers and folded)
 #   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
 #   templates    every template's default against its baselines (templates_bench.sh)
@@ -45,12 +46,16 @@ transformer() {
   for mask in none causal; do
     run $p attention_wgmma "mask $mask, preset tuned" --preset tuned --set mask=$mask --size $shape
     run $p attention "mask $mask, preset tuned (mma.sync)" --preset tuned --set mask=$mask --size $shape
+    run $p attention_wgmma "mask $mask, d = 64, preset tuned_d64" --preset tuned_d64 --set mask=$mask --size $shape
   done
+  run $p attention_wgmma "d = 256, preset tuned_d256" --preset tuned_d256 --size $shape
   for op in softmax layernorm rmsnorm; do
     for d in f16 bf16; do run $p rownorm "$op $d, preset tuned_${op}_f16" --preset tuned_${op}_f16 --set dtype=$d; done
   done
   run $p rownorm "layernorm + residual" --set op=layernorm,fuse=residual
   run $p rownorm "softmax + dropout" --set op=softmax,fuse=dropout
+  run $p rownorm "softmax + dropout, staged" --set op=softmax,fuse=dropout,STAGE=1
+  run $p glu "GeGLU" --set op=geglu
   run $p glu "SwiGLU (default)"
   run $p norm_rope "RMSNorm + RoPE (default)"
   run $p ln_linear_wgmma "LayerNorm + Linear (default)"

@@ -62,7 +62,7 @@ for t in "${templates[@]}"; do
       run "$t" "bf16 8192^3" --set dtype=bf16 --size M=8192,N=8192,K=8192 ;;
     rownorm)
       for cfg in "op=softmax" "op=rmsnorm" "fuse=residual" "op=rmsnorm,fuse=residual" "op=softmax,fuse=dropout" \
-                 "op=softmax,fuse=dropout,MIN_BLOCKS=3" "MIN_BLOCKS=1" "BLOCK=128,ROW_THREADS=128,ITEMS=8" "dtype=bf16" "dtype=f32"; do
+                 "op=softmax,fuse=dropout,STAGE=1" "MIN_BLOCKS=1" "BLOCK=128,ROW_THREADS=128,ITEMS=8" "dtype=bf16" "dtype=f32"; do
         run "$t" "$cfg" --set "$cfg"; done ;;
     glu)
       for cfg in "op=geglu" "ITEMS=2,VEC=8" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
@@ -82,7 +82,9 @@ for t in "${templates[@]}"; do
       for cfg in "OVERLAP=false" "STAGES=2" "mask=causal" "mask=causal,OVERLAP=false" "CONSUMERS=1" "dtype=bf16" \
                  "HEAD_DIM=64" "HEAD_DIM=64,STAGES=4" "LSE=true"; do
         run "$t" "$cfg" --set "$cfg"; done
-      run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8 ;;
+      run "$t" "GQA 32:8 causal" --set mask=causal --size heads=32,kv_heads=8
+      run "$t" "preset tuned_d64" --preset tuned_d64
+      run "$t" "causal, preset tuned_d64" --set mask=causal --preset tuned_d64 ;;
     gemm_wgmma)
       for cfg in "INFLIGHT=0" "STAGES=3" "BN=128" "BN=128,MT=2" "CONSUMERS=1" "GROUP_M=1" "dtype=bf16" \
                  "dtype=tf32" "dtype=tf32,STAGES=3" "dtype=e4m3" "dtype=e4m3,STAGES=3" "dtype=e5m2" \
