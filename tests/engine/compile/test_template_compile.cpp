@@ -3,6 +3,7 @@
 #include "../test_support.hpp"
 #include "arch/arch_database.hpp"
 #include "compile/variant_build.hpp"
+#include "sweep/preselected.hpp"
 #include "templates/template_library.hpp"
 #include "util/data_paths.hpp"
 
@@ -138,6 +139,42 @@ TEST_CASE("every default config is valid and compiles for sm_80, sm_90 and sm_12
         INFO(t->id());
         CHECK(compiled > 0);
     }
+}
+
+// The presets users are pointed to on Hopper (`kx run --preset NAME` on an H100 or H200, the
+// app's preset menu) compile for sm_90, or sm_90a where the template needs it, as cleanly as the
+// defaults: every kernel they launch within the arch's registers and without spills, unless the
+// preset's help says "ptxas spills" (attention's tuned preset was measured faster with 4 bytes).
+TEST_CASE("every preset for sm_90 compiles without spills", "[templates][compile][shipped]") {
+    Compiler compiler(cacheRoot() / "nvrtc");
+    int compiled = 0;
+    for (const auto& t : library().templates()) {
+        if (!t->hasLanguage("cuda")) continue;
+        for (const PreselectedSet& set : loadPreselected(*t)) {
+            if (set.configs.size() != 1 || !set.coversArch("sm_90")) continue;
+            const Config config = preselectedConfigs(set, t->defaultConfig()).front();
+            const Arch* arch = archForDevice(arches(), "sm_90", *t, config);
+            const bool spillsSaid = set.help.find("ptxas spills") != std::string::npos;
+            REQUIRE(arch);
+            INFO(t->id() << " --preset " << set.name << " for " << arch->name);
+            const PreparedVariant v = prepareVariant(*t, config, *arch);
+            for (const Violation& violation : v.violations) FAIL(violation.message);
+            const CompileResult r = compiler.compile(v.request);
+            INFO(r.log);
+            REQUIRE(r.ok);
+            CHECK(r.log.find("Potential Performance Loss") == std::string::npos);
+            for (const LaunchStep& step : t->launches(config, *arch, t->defaultSizes())) {
+                if (step.repeat == 0) continue;
+                INFO(step.kernel);
+                const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == step.kernel; });
+                REQUIRE(k != r.kernels.end());
+                CHECK(k->registers <= arch->nv.maxRegsPerThread);
+                if (!spillsSaid) CHECK_FALSE(k->spills());
+            }
+            ++compiled;
+        }
+    }
+    CHECK(compiled > 20);
 }
 
 TEST_CASE("the primary launch is the marked one, else the first that runs", "[templates][shipped]") {
