@@ -226,12 +226,6 @@ __device__ __forceinline__ Philox philox4x32_10(unsigned long long counter, unsi
     return {{c0, c1, c2, c3}};
 }
 
-// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its 16-bit half,
-// read as a fraction in [0, 1), is below p. A vector of up to 8 elements that starts on a
-// multiple of 8 takes one block, otherwise two (longer vectors one more per 8 elements): they are
-// made side by side (independent chains, so their rounds overlap), their halves laid out in a
-// row and shifted left by first % 8 (three conditional shifts, selects rather than indexing), so
-// that element e reads half e.
 // a[i] = a[i + Step] when `shift`: a compile-time step, so that every index stays a register.
 template <int Step, int N>
 __device__ __forceinline__ void shiftLeftIf(unsigned int (&a)[N], bool shift) {
@@ -239,6 +233,12 @@ __device__ __forceinline__ void shiftLeftIf(unsigned int (&a)[N], bool shift) {
     for (int i = 0; i + Step < N; ++i) a[i] = shift ? a[i + Step] : a[i];
 }
 
+// Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its 16-bit half,
+// read as a fraction in [0, 1), is below p. A vector of up to 8 elements that starts on a
+// multiple of 8 takes one block, otherwise two (longer vectors one more per 8 elements): they are
+// made side by side (independent chains, so their rounds overlap), their halves laid out in a
+// row and shifted left by first % 8 (three conditional shifts, selects rather than indexing), so
+// that element e reads half e.
 template <int Vec>
 __device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, float p) {
     constexpr int kBlocks = (Vec + 7) / 8 + 1, kHalves = 8 * kBlocks;
