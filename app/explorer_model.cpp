@@ -93,6 +93,15 @@ void ExplorerModel::resetToDefaults() {
     edited();
 }
 
+void ExplorerModel::setConfig(const engine::Config& config) {
+    if (!m_template) throw engine::InputError("no template selected");
+    engine::Config next = m_template->withValues(m_template->defaultConfig(), config.values);
+    next.flags = config.flags;
+    if (next == m_config) return;
+    m_config = std::move(next);
+    edited();
+}
+
 void ExplorerModel::setFlag(const std::string& key, const std::string& value) {
     setFlags(engine::withFlag(m_config.flags, key, value));
 }

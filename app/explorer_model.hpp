@@ -73,6 +73,9 @@ public:
     // Throws engine::InputError when the key is not a parameter or the value is not allowed.
     void setParam(const std::string& key, const std::string& value);
     void resetToDefaults();
+    // A whole config (its values and flags) as one edit: a preset. Throws engine::InputError when
+    // a key is not a parameter or a value is not allowed, with nothing changed.
+    void setConfig(const engine::Config& config);
     // The compiler flags of the variant (part of its identity and name: "..._r64"). Throws
     // engine::InputError on an unknown flag or a value out of range.
     void setFlag(const std::string& key, const std::string& value);

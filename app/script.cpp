@@ -5,6 +5,7 @@
 #include "script.hpp"
 
 #include "explorer_app.hpp"
+#include "preset_model.hpp"
 #include "templates/compile_flags.hpp"
 #include "views/sweep_view.hpp"
 #include "util/error.hpp"
@@ -267,6 +268,13 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
             }
         }
         break;
+    case ScriptCommand::Kind::Preset:
+        try {
+            PresetModel(model).apply(c.argument);
+        } catch (const engine::InputError& e) {
+            fail(c, e.what());
+        }
+        break;
     case ScriptCommand::Kind::Expect:
         for (const auto& [k, v] : c.values) {
             std::string got = model.paramValue(k);
@@ -455,6 +463,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Template:
     case Kind::Arch:
     case Kind::Set:
+    case Kind::Preset:
     case Kind::Expect:
     case Kind::Tab:
     case Kind::View:

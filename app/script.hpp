@@ -4,6 +4,7 @@
 //   template gemm            select a template by id
 //   arch sm_90               select an architecture
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
+//   preset NAME              lay the arch's tuned preset NAME over the editor's config, as Start from does
 //   tab source|ptx|sass|log  select a code tab
 //   code select LINE|TEXT... select a source line (by number, or the first holding TEXT) as a click
 //                            does, after the compile and disassembly, scrolling the panes to its code
@@ -142,7 +143,7 @@ struct ScriptCommand {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share, Front
+        UserKernel, Flag, Share, Front, Preset
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file

@@ -217,6 +217,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"template", {Kind::Template, parseOneArgument}},
     {"arch", {Kind::Arch, parseOneArgument}},
     {"set", {Kind::Set, parseKeyValues}},
+    {"preset", {Kind::Preset, parseOneArgument}},
     {"expect", {Kind::Expect, parseKeyValues}},
     {"tab", {Kind::Tab, parseTab}},
     {"view", {Kind::View, parseView}},

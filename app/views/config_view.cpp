@@ -70,6 +70,7 @@ void ConfigView::drawContent() {
     drawValidity();
     ImGui::Spacing();
     drawName();
+    drawPresets();
     // Reset and Keep share the row: halves of the width.
     const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     if (ImGui::Button("Reset to defaults", ImVec2(half, 0))) {
@@ -170,6 +171,41 @@ void ConfigView::apply(const std::string& key, const std::string& value) {
     } catch (const engine::InputError& e) {
         m_editError = e.what();
     }
+}
+
+void ConfigView::drawPresets() {
+    const std::vector<Preset>& presets = m_presets.presets();
+    const engine::Arch* arch = model().currentArch();
+    const std::string current = m_presets.current();
+    std::string shown = !current.empty() ? "preset " + current
+                        : presets.empty() ? (arch ? "no preset for " + arch->name : "no arch")
+                                          : fmt::format("{} preset{} for {}", presets.size(), presets.size() == 1 ? "" : "s", arch->name);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(Theme::toVec4(theme().palette().textDim), "Start from");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::BeginDisabled(presets.empty());
+    if (ImGui::BeginCombo("##preset", shown.c_str())) {
+        for (const Preset& p : presets) {
+            if (ImGui::Selectable(p.name.c_str(), p.name == current)) {
+                try {
+                    m_presets.apply(p.name);
+                    m_editError.clear();
+                } catch (const engine::InputError& e) {
+                    m_editError = e.what();
+                }
+            }
+            helpTooltip(p.help);
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::EndDisabled();
+    const std::string& error = m_presets.error();
+    helpTooltip(!error.empty() ? error
+                : presets.empty()
+                    ? "This template has no tuned preset for this arch (templates/<id>/preselected.xml, a set of one config)."
+                    : "A tuned config for this arch (the template's preselected.xml; kx run --preset NAME starts from the same), laid "
+                      "over the editor's values: what it leaves out stays as it is.");
 }
 
 void ConfigView::drawName() {

@@ -118,3 +118,28 @@ TEST_CASE("gui: an unknown name in a script exits 2 naming file and line", "[app
     CHECK(r.exitCode == 2);
     CHECK(r.stderrText.find(script.string() + ":3:") != std::string::npos);
 }
+
+TEST_CASE("gui: a preset lays its config over the editor's; an unknown one exits 2 naming the presets", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("preset");
+    // tuned_d64 sets the head dimension, the consumers, the overlap and the stages; the dtype set
+    // before it stays.
+    const fs::path script = writeScript(dir, "template attention_wgmma\narch sm_90a\nset dtype=bf16 STAGES=2\npreset tuned_d64\n"
+                                             "expect HEAD_DIM=64 CONSUMERS=3 OVERLAP=false STAGES=3 dtype=bf16\nwait-compile\n");
+    const std::string shot = " --screenshot '" + (dir.path / "shot.png").string() + "' --frames 5";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "'" + shot);
+    INFO(r.stderrText);
+    CHECK(r.exitCode == 0);
+
+    const fs::path bad = writeScript(dir, "template attention_wgmma\narch sm_90a\npreset tuned_d65\n");
+    const RunResult b = runApp(dir, "--script '" + bad.string() + "'" + shot);
+    CHECK(b.exitCode == 2);
+    CHECK(b.stderrText.find(bad.string() + ":3:") != std::string::npos);
+    CHECK(b.stderrText.find("tuned_d64") != std::string::npos);
+    // transpose's tuned preset is pairs on NVIDIA and the padded tile on AMD.
+    const fs::path amd = writeScript(dir, "template transpose\narch gfx942\npreset tuned\nexpect smem=padded TILE=64 BLOCK_ROWS=8\n"
+                                          "arch sm_90\npreset tuned\nexpect smem=pairs\n");
+    const RunResult a = runApp(dir, "--script '" + amd.string() + "'" + shot);
+    INFO(a.stderrText);
+    CHECK(a.exitCode == 0);
+}
