@@ -63,7 +63,6 @@ constexpr int kKSteps = kBK / kMmaK;
 // of kBM when A is column-major.
 constexpr int kChunk = 16 / int(sizeof(T));
 constexpr int kAChunksPerRow = (kAKMajor ? kBK : kBM) / kChunk;
-constexpr int kBRows = kBKMajor ? kBN : kBK;
 constexpr int kBChunksPerRow = (kBKMajor ? kBK : kBN) / kChunk;
 constexpr int kATileBytes = kBM * kBK * int(sizeof(T));
 constexpr int kBTileBytes = kBN * kBK * int(sizeof(T));

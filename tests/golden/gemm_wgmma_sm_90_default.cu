@@ -675,31 +675,31 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) applyEpilogue(acc[mt], D0, M, N, row + (rowBlock + mt) * 64, col, alpha, beta);
-            if (kStagedStore) {
+            if constexpr (kStagedStore) {
                 unsigned char* buffer = smemRaw + (smemBase - smemAddress(smemRaw)) + kStages * kStageBytes +
                                         (consumer * 4 + t / 32) * kWarpStoreBytes;
 #pragma unroll
                 for (int mt = 0; mt < kMT; ++mt)
                     storeStaged(C, M, N, row + (rowBlock + mt) * 64 + (t / 32) * 16, col, acc[mt], buffer, vectorOk);
-                continue;
-            }
-            // Straight from the accumulators, two adjacent columns per store.
+            } else {
+                // Straight from the accumulators, two adjacent columns per store.
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-                const int r = row + (rowBlock + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
+                for (int mt = 0; mt < kMT; ++mt) {
+                    const int r = row + (rowBlock + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
 #pragma unroll
-                for (int j = 0; j < kBN / 8; ++j) {
-                    const int c = col + j * 8 + (t % 4) * 2;
-                    if (kSwapAB) {  // the tile's (row, col) is C's (col, row): one element per store
+                    for (int j = 0; j < kBN / 8; ++j) {
+                        const int c = col + j * 8 + (t % 4) * 2;
+                        if (kSwapAB) {  // the tile's (row, col) is C's (col, row): one element per store
 #pragma unroll
-                        for (int i = 0; i < 4; ++i) {
-                            const int cRow = c + i % 2, cCol = r + 8 * (i / 2);
-                            if (cRow < M && cCol < N) C[static_cast<long long>(cRow) * N + cCol] = TOut(acc[mt][4 * j + i]);
+                            for (int i = 0; i < 4; ++i) {
+                                const int cRow = c + i % 2, cCol = r + 8 * (i / 2);
+                                if (cRow < M && cCol < N) C[static_cast<long long>(cRow) * N + cCol] = TOut(acc[mt][4 * j + i]);
+                            }
+                            continue;
                         }
-                        continue;
+                        storePair(C, M, N, r, c, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
+                        storePair(C, M, N, r + 8, c, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
                     }
-                    storePair(C, M, N, r, c, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
-                    storePair(C, M, N, r + 8, c, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
                 }
             }
         }

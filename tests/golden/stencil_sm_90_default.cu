@@ -375,7 +375,7 @@ __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* 
 constexpr int kXHalo = 4;                                       // buffer columns left and right of the patch
 constexpr int kRowW = kTx + 2 * kXHalo;                         // floats in a buffer row
 constexpr int kChunksX = kRowW / 4;                             // 16-byte chunks in a buffer row
-constexpr int kChunkCopies = (kChunksX * kTileH + kThreads - 1) / kThreads;  // chunks per thread per plane
+[[maybe_unused]] constexpr int kChunkCopies = (kChunksX * kTileH + kThreads - 1) / kThreads;  // chunks per thread per plane (smem_async)
 
 __device__ __forceinline__ void copyChunkAsync(float* dst, const float* src, bool inside) {
 #if __CUDA_ARCH__ >= 800
