@@ -119,7 +119,7 @@ TEST_CASE("gui: an unknown name in a script exits 2 naming file and line", "[app
     CHECK(r.stderrText.find(script.string() + ":3:") != std::string::npos);
 }
 
-TEST_CASE("gui: a preset lays its config over the editor's; an unknown one exits 2 naming the presets", "[app][gui]") {
+TEST_CASE("gui: a preset lays its config over the editor's, and an unknown one exits 2 naming the presets", "[app][gui]") {
     requirePrerequisites();
     TempDir dir("preset");
     // tuned_d64 sets the head dimension, the consumers, the overlap and the stages; the dtype set
