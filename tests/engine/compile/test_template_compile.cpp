@@ -143,41 +143,43 @@ TEST_CASE("every default config is valid and compiles for sm_80, sm_90 and sm_12
     }
 }
 
-// The presets users are pointed to on Hopper (`kx run --preset NAME` on an H100 or H200, the
-// app's preset menu) compile for sm_90, or sm_90a where the template needs it, as cleanly as the
+// The presets users are pointed to (`kx run --preset NAME`, the app's Start from) compile for the
+// arches the defaults are compiled for, sm_90a where a Hopper template needs it, as cleanly as the
 // defaults: every kernel they launch within the arch's registers and without spills, unless the
 // preset's help says "ptxas spills" (attention's tuned preset was measured faster with 4 bytes).
-TEST_CASE("every preset for sm_90 compiles without spills", "[templates][compile][shipped]") {
+TEST_CASE("every preset for sm_80, sm_90 and sm_120 compiles without spills", "[templates][compile][shipped]") {
     Compiler compiler(cacheRoot() / "nvrtc");
     int compiled = 0;
+    auto check = [&](const Template& t, const PreselectedSet& set, const char* device) {
+        const Config config = preselectedConfigs(set, t.defaultConfig()).front();
+        const Arch* arch = archForDevice(arches(), device, t, config);
+        REQUIRE(arch);
+        INFO(t.id() << " --preset " << set.name << " for " << arch->name);
+        const bool spillsSaid = set.help.find("ptxas spills") != std::string::npos;
+        const PreparedVariant v = prepareVariant(t, config, *arch);
+        for (const Violation& violation : v.violations) FAIL(violation.message);
+        const CompileResult r = compiler.compile(v.request);
+        INFO(r.log);
+        REQUIRE(r.ok);
+        CHECK(r.log.find("Potential Performance Loss") == std::string::npos);
+        CHECK(r.log.find(": warning") == std::string::npos);
+        for (const LaunchStep& step : t.launches(config, *arch, t.defaultSizes())) {
+            if (step.repeat == 0) continue;
+            INFO(step.kernel);
+            const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == step.kernel; });
+            REQUIRE(k != r.kernels.end());
+            CHECK(k->registers <= arch->nv.maxRegsPerThread);
+            if (!spillsSaid) CHECK_FALSE(k->spills());
+        }
+        ++compiled;
+    };
     for (const auto& t : library().templates()) {
         if (!t->hasLanguage("cuda")) continue;
-        for (const PreselectedSet& set : loadPreselected(*t)) {
-            if (set.configs.size() != 1 || !set.coversArch("sm_90")) continue;
-            const Config config = preselectedConfigs(set, t->defaultConfig()).front();
-            const Arch* arch = archForDevice(arches(), "sm_90", *t, config);
-            const bool spillsSaid = set.help.find("ptxas spills") != std::string::npos;
-            REQUIRE(arch);
-            INFO(t->id() << " --preset " << set.name << " for " << arch->name);
-            const PreparedVariant v = prepareVariant(*t, config, *arch);
-            for (const Violation& violation : v.violations) FAIL(violation.message);
-            const CompileResult r = compiler.compile(v.request);
-            INFO(r.log);
-            REQUIRE(r.ok);
-            CHECK(r.log.find("Potential Performance Loss") == std::string::npos);
-            CHECK(r.log.find(": warning") == std::string::npos);
-            for (const LaunchStep& step : t->launches(config, *arch, t->defaultSizes())) {
-                if (step.repeat == 0) continue;
-                INFO(step.kernel);
-                const auto k = std::find_if(r.kernels.begin(), r.kernels.end(), [&](const KernelResources& kr) { return kr.function == step.kernel; });
-                REQUIRE(k != r.kernels.end());
-                CHECK(k->registers <= arch->nv.maxRegsPerThread);
-                if (!spillsSaid) CHECK_FALSE(k->spills());
-            }
-            ++compiled;
-        }
+        for (const PreselectedSet& set : loadPreselected(*t))
+            for (const char* device : {"sm_80", "sm_90", "sm_120"})
+                if (set.configs.size() == 1 && set.coversArch(device)) check(*t, set, device);
     }
-    CHECK(compiled > 20);
+    CHECK(compiled > 30);
 }
 
 TEST_CASE("the primary launch is the marked one, else the first that runs", "[templates][shipped]") {
