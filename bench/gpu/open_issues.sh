@@ -55,6 +55,7 @@ transformer() {
   run $p rownorm "layernorm + residual" --set op=layernorm,fuse=residual
   run $p rownorm "softmax + dropout" --set op=softmax,fuse=dropout
   run $p rownorm "softmax + dropout, staged" --set op=softmax,fuse=dropout,STAGE=1
+  run $p rownorm "softmax + dropout, preset" --preset tuned_softmax_dropout_f16
   run $p glu "GeGLU" --set op=geglu
   run $p glu "SwiGLU (default)"
   run $p norm_rope "RMSNorm + RoPE (default)"

@@ -429,6 +429,8 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
         for (int j = 0; j < R; ++j) scale[j] = rsqrtf(scale[j] / cols + kEps);
     }
 
+    const unsigned int dropBelow = kFuse == 2 ? dropThreshold(dropP) : 0u;
+
     // Last pass: write. Each vector's weights are loaded once for all of the group's rows, each
     // row scaled and stored in turn.
     if (!validRow(0)) return;
@@ -478,7 +480,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
                         else o[e] = (v[j][i][e] - shift[j]) * scale[j] * g[s].v[e - s * kSub] + be[s].v[e - s * kSub];
                     }
                 }
-                if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(rowOf(j)) * cols + col, seed, dropP);
+                if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(rowOf(j)) * cols + col, seed, dropBelow);
                 const Pack out = pack(o);
                 if (vectorRows) {
                     *reinterpret_cast<Pack*>(yRow[j] + col) = out;

@@ -269,7 +269,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
             float o[kVec];
 #pragma unroll
             for (int e = 0; e < kVec; ++e) o[e] = kOp == 0 ? __expf(v[i][e] - shift) * scale : (v[i][e] - shift) * scale * g.v[e] + b.v[e];
-            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropP);
+            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropThreshold(dropP));
 #pragma unroll
             for (int e = 0; e < kVec; ++e) out.v[e] = fromFloat<T>(o[e]);
             if (vectorRows) {

@@ -155,16 +155,45 @@ __device__ __forceinline__ void shiftLeftIf(unsigned int (&a)[N], bool shift) {
     for (int i = 0; i + Step < N; ++i) a[i] = shift ? a[i + Step] : a[i];
 }
 
+// Dropout's threshold for probability p: a half h, read as the fraction h 2^-16, is below p
+// exactly when the integer h < ceil(p 2^16), so each element costs one integer compare.
+__device__ __forceinline__ unsigned int dropThreshold(float p) {
+    const float scaled = p * 65536.0f;
+    unsigned int below = scaled <= 0.0f ? 0u : scaled >= 65536.0f ? 65536u : static_cast<unsigned int>(scaled);
+    if (static_cast<float>(below) < scaled) ++below;
+    return below;
+}
+
 // Dropout of a vector: zeroes element e of `o` (tensor element first + e) when its 16-bit half,
-// read as a fraction in [0, 1), is below p. A vector of up to 8 elements that starts on a
-// multiple of 8 takes one block, otherwise two (longer vectors one more per 8 elements): they are
-// made side by side (independent chains, so their rounds overlap), their halves laid out in a
-// row and shifted left by first % 8 (three conditional shifts, selects rather than indexing), so
-// that element e reads half e.
+// read as a fraction in [0, 1), is below p (`below` = dropThreshold(p), made once a thread).
+//
+// A vector of 2, 4 or 8 elements that starts on a multiple of its length (what vector loads of
+// whole rows give) is Vec / 2 whole words of one block: its halves are compared where they lie,
+// with no shifting. Any other vector of up to 8 elements takes one block, or two when it
+// crosses into the next (longer vectors one more per 8 elements): they are made side by side
+// (independent chains, so their rounds overlap), their halves laid out in a row and shifted left
+// by first % 8 (three conditional shifts, selects rather than indexing), so that element e
+// reads half e. The kernel's instruction count is what limits it once the random bits are
+// added, so the aligned case matters: its shifts were five selects an element.
 template <int Vec>
-__device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, float p) {
-    constexpr int kBlocks = (Vec + 7) / 8 + 1, kHalves = 8 * kBlocks;
+__device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long first, unsigned long long seed, unsigned int below) {
     const int skip = static_cast<int>(first % 8);
+    if constexpr (Vec == 2 || Vec == 4 || Vec == 8) {
+        if (skip % Vec == 0) {
+            const Philox bits = philox4x32_10(first / 8, seed);
+#pragma unroll
+            for (int k = 0; k < Vec / 2; ++k) {
+                unsigned int w;
+                if constexpr (Vec == 8) w = bits.v[k];
+                else if constexpr (Vec == 4) w = skip != 0 ? bits.v[2 + k] : bits.v[k];
+                else w = skip == 0 ? bits.v[0] : skip == 2 ? bits.v[1] : skip == 4 ? bits.v[2] : bits.v[3];
+                if ((w & 0xffffu) < below) o[2 * k] = 0.0f;
+                if ((w >> 16) < below) o[2 * k + 1] = 0.0f;
+            }
+            return;
+        }
+    }
+    constexpr int kBlocks = (Vec + 7) / 8 + 1, kHalves = 8 * kBlocks;
     unsigned int h[kHalves];
 #pragma unroll
     for (int q = 0; q < kBlocks; ++q) {
@@ -176,10 +205,6 @@ __device__ __forceinline__ void dropOut(float (&o)[Vec], unsigned long long firs
     shiftLeftIf<4>(h, skip & 4);
     shiftLeftIf<2>(h, skip & 2);
     shiftLeftIf<1>(h, skip & 1);
-    // h * 2^-16 < p exactly when the integer h < ceil(p * 2^16): one integer compare an element.
-    const float scaled = p * 65536.0f;
-    unsigned int below = scaled <= 0.0f ? 0u : scaled >= 65536.0f ? 65536u : static_cast<unsigned int>(scaled);
-    if (static_cast<float>(below) < scaled) ++below;
 #pragma unroll
     for (int e = 0; e < Vec; ++e)
         if (h[e] < below) o[e] = 0.0f;
@@ -332,7 +357,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinWavesPerSimd)
             float o[kVec];
 #pragma unroll
             for (int e = 0; e < kVec; ++e) o[e] = kOp == 0 ? __expf(v[i][e] - shift) * scale : (v[i][e] - shift) * scale * g.v[e] + b.v[e];
-            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropP);
+            if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(row) * cols + col, seed, dropThreshold(dropP));
 #pragma unroll
             for (int e = 0; e < kVec; ++e) out.v[e] = fromFloat<T>(o[e]);
             if (vectorRows) {
