@@ -50,6 +50,8 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
     ((c <= 32)) && slice=32
     # Many output pixels: 256-pixel tiles (two row blocks a consumer), four stages to fit.
     if ((m >= 200000 || (n >= 128 && m >= 32768))); then mt=2; stages=4; fi
+    # 32-channel forward: 18 KB stages, eight fit (76 % of cuDNN against 74 % with four).
+    [[ $dir == fwd ]] && ((slice == 32 && wbn == 32)) && stages=8
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
     # Patches: every stride phase's taps side by side as the columns (phases x C of them).
     if [[ $dir == bwd_data ]] && ((patches)); then echo "direction=bwd_data,BN=128,MT=2,STAGES=4,SLICE=64"; return; fi
