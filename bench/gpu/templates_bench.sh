@@ -63,7 +63,8 @@ for t in "${templates[@]}"; do
     rownorm)
       for cfg in "op=softmax" "op=rmsnorm" "fuse=residual" "op=rmsnorm,fuse=residual" "op=softmax,fuse=dropout" \
                  "op=softmax,fuse=dropout,STAGE=1" "MIN_BLOCKS=1" "BLOCK=128,ROW_THREADS=128,ITEMS=8" "dtype=bf16" "dtype=f32"; do
-        run "$t" "$cfg" --set "$cfg"; done ;;
+        run "$t" "$cfg" --set "$cfg"; done
+      for p in tuned_softmax_f16 tuned_layernorm_f16 tuned_rmsnorm_f16 tuned_softmax_dropout_f16; do run "$t" "preset $p" --preset $p; done ;;
     glu)
       for cfg in "op=geglu" "ITEMS=2,VEC=8" "dtype=bf16"; do run "$t" "$cfg" --set "$cfg"; done ;;
     norm_rope)
