@@ -40,13 +40,14 @@ constexpr bool kStageAsked = ${STAGE} != 0;
 constexpr int kWeightsMode = ${weights_code};  // gamma and beta: 0 loaded where used, 1 prefetched into L1, 2 loaded a chunk ahead into registers
 constexpr float kEps = ${EPS};
 constexpr float kLog2e = 1.4426950408889634f;
-// Softmax's exponent (x - max) log2 e as one FMA, x log2 e - max log2 e, for the 2-byte types:
-// the product is exact inside the FMA, and the constant's rounding (half an ulp of max log2 e)
-// is far below their tolerance; f32's tolerance is not, so it subtracts first. One instruction
-// an element fewer in each pass, in a kernel that dropout makes bound by its instruction count.
+// Softmax's exponent (x - shift) log2 e - offset as one FMA, x log2 e - folded with folded =
+// shift log2 e + offset, for the 2-byte types: the product is exact inside the FMA, and the
+// constant's rounding (half an ulp of it) is far below their tolerance; f32's tolerance is not,
+// so it subtracts first. One instruction an element fewer in each pass, in a kernel that
+// dropout makes bound by its instruction count.
 constexpr bool kFoldShift = sizeof(T) == 2;
-__device__ __forceinline__ float log2Exponent(float x, float shift, float shiftLog2e) {
-    return kFoldShift ? fmaf(x, kLog2e, -shiftLog2e) : (x - shift) * kLog2e;
+__device__ __forceinline__ float log2Exponent(float x, float shift, float offset, float folded) {
+    return kFoldShift ? fmaf(x, kLog2e, -folded) : (x - shift) * kLog2e - offset;
 }
 constexpr int kFoldChunks = kItems * kVec >= 64 ? 1 : 64 / (kItems * kVec);  // layernorm: chunks between folds
 #define KX_NEG_INF __int_as_float(0xff800000)  // -inf: the max of no elements
@@ -326,7 +327,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
 #pragma unroll
                     for (int i = 0; i < kItems; ++i)
 #pragma unroll
-                        for (int e = 0; e < kVec; ++e) b[j] += exp2Ftz(log2Exponent(v[j][i][e], a[j], aLog2e));
+                        for (int e = 0; e < kVec; ++e) b[j] += exp2Ftz(log2Exponent(v[j][i][e], a[j], 0.0f, aLog2e));
                 }
             } else if (kOp == 2) {
 #pragma unroll
@@ -487,8 +488,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
                     if (j == 0) loadWeights(s);
 #pragma unroll
                     for (int e = s * kSub; e < (s + 1) * kSub; ++e) {
-                        if (kOp == 0 && kFoldShift) o[e] = exp2Out(fmaf(v[j][i][e], kLog2e, -exponentShift[j]));
-                        else if (kOp == 0) o[e] = exp2Out((v[j][i][e] - shift[j]) * kLog2e - scale[j]);
+                        if (kOp == 0) o[e] = exp2Out(log2Exponent(v[j][i][e], shift[j], scale[j], exponentShift[j]));
                         else o[e] = (v[j][i][e] - shift[j]) * scale[j] * g[s].v[e - s * kSub] + be[s].v[e - s * kSub];
                     }
                 }

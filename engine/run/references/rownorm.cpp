@@ -74,8 +74,8 @@ void checkRownorm(const CheckContext& ctx, CorrectnessReport& r) {
         for (long long row = 0; row < rows; ++row) checkedRows.push_back(row);
     }
 
-    const double tolerance = y.dtype->unitRoundoff + 128 * 0x1p-24;
-    ElementChecker checker(r, tolerance, y.dtype->subnormalStep / 2);
+    const double tolerance = y.dtype->unitRoundoff + 128 * 0x1p-24, floor = y.dtype->subnormalStep / 2;
+    ElementChecker checker(r, tolerance, floor);
     std::vector<double> in(static_cast<std::size_t>(cols)), ref(in.size()), scale(in.size());
     // The unfused baseline's y on the same rows: both round fp32 results once to the storage
     // type, so they may differ by two tolerances (and two half steps where outputs are
@@ -84,7 +84,6 @@ void checkRownorm(const CheckContext& ctx, CorrectnessReport& r) {
     const HostArray* base = ctx.baselineOutput("unfused_rowwise");
     if (base && base->size() != y.size()) base = nullptr;
     if (base) r.baselineCompared = r.baselineAgrees = true;
-    const double floor = y.dtype->subnormalStep / 2;
     auto compareBaseline = [&](std::size_t i, double termScale) {
         if (!base) return;
         const double excess = std::max(0.0, std::fabs(y[i] - (*base)[i]) - 2 * floor);
@@ -110,8 +109,8 @@ void checkRownorm(const CheckContext& ctx, CorrectnessReport& r) {
         for (long long c = 0; c < cols; ++c) {
             const std::size_t i = base + static_cast<std::size_t>(c);
             const auto k = static_cast<std::size_t>(c);
+            compareBaseline(i, std::max(scale[k], 1e-30) / (dropout ? 1.0 - p : 1.0));
             if (dropout) {
-                compareBaseline(i, std::max(scale[k], 1e-30) / (1.0 - p));
                 if (dropoutDrops(seed, offset + i, p)) {
                     checker.checkExact(static_cast<long long>(i), y[i], 0.0, y[i] == 0.0 ? std::string() : elementName("y", row, c) + " (dropped)");
                     continue;
@@ -119,7 +118,6 @@ void checkRownorm(const CheckContext& ctx, CorrectnessReport& r) {
                 ref[k] /= 1.0 - p;
                 scale[k] /= 1.0 - p;
             }
-            if (!dropout) compareBaseline(i, std::max(scale[k], 1e-30));
             checker.check(static_cast<long long>(i), y[i], ref[k], std::max(scale[k], 1e-30), [&] { return elementName("y", row, c); });
         }
     }
