@@ -442,6 +442,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
     }
 
     const unsigned int dropBelow = kFuse == 2 ? dropThreshold(dropP) : 0u;
+    const DropRule dropKeep = dropRule(dropBelow);
 
     // Last pass: write. Each vector's weights are loaded once for all of the group's rows, each
     // row scaled and stored in turn.
@@ -492,8 +493,17 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
                         else o[e] = (v[j][i][e] - shift[j]) * scale[j] * g[s].v[e - s * kSub] + be[s].v[e - s * kSub];
                     }
                 }
-                if (kOp == 0 && kFuse == 2) dropOut(o, offset + static_cast<unsigned long long>(rowOf(j)) * cols + col, seed, dropBelow);
-                const Pack out = pack(o);
+                // Dropout on the packed output where the vector is whole words of one block
+                // (every vector of a row whose length is a multiple of VEC), else on the floats.
+                const unsigned long long first = offset + static_cast<unsigned long long>(rowOf(j)) * cols + col;
+                Pack out;
+                if (kOp == 0 && kFuse == 2 && dropsPacked<kVec, sizeof(T)>(first)) {
+                    out = pack(o);
+                    dropOutPacked<kVec, sizeof(T)>(reinterpret_cast<unsigned int*>(&out), first, seed, dropKeep);
+                } else {
+                    if (kOp == 0 && kFuse == 2) dropOut(o, first, seed, dropBelow);
+                    out = pack(o);
+                }
                 if (vectorRows) {
                     *reinterpret_cast<Pack*>(yRow[j] + col) = out;
                 } else {
