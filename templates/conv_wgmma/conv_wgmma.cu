@@ -547,7 +547,7 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
         int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
 #define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
 
-extern "C" __global__ void __launch_bounds__(kThreads, 1) ${KERNEL_NAME}(KX_CONV_WGMMA_PARAMS) {
+extern "C" __global__ void __launch_bounds__(kThreads, ${BLOCKS_PER_SM}) ${KERNEL_NAME}(KX_CONV_WGMMA_PARAMS) {
     (void)A, (void)B;  // read through the tensor maps
     const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
 
