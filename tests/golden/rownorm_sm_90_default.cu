@@ -126,6 +126,38 @@ __device__ __forceinline__ Pack pack(const float (&f)[kVec]) {
     return p;
 }
 
+// Softmax's maximum of the 2-byte types taken on the stored pairs (max.f16x2 / max.bf16x2, sm_80
+// and later) as staged vectors are read: one instruction per two elements instead of two, exact
+// (the maximum of the stored values is one of them), NaNs ignored as fmaxf ignores them.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr bool kPairMax = kOp == 0 && sizeof(T) == 2 && kVec % 2 == 0;
+#else
+constexpr bool kPairMax = false;
+#endif
+constexpr unsigned int kPairNegInf = IsHalf<T>::value ? 0xFC00FC00u : 0xFF80FF80u;  // (-inf, -inf)
+__device__ __forceinline__ unsigned int maxPairs(unsigned int a, unsigned int b) {
+    unsigned int r;
+    if constexpr (IsHalf<T>::value) asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ unsigned int maxPairs(unsigned int a, const Pack& p) {
+    const unsigned int* w = reinterpret_cast<const unsigned int*>(p.v);
+#pragma unroll
+    for (int k = 0; k < kVec / 2; ++k) a = maxPairs(a, w[k]);
+    return a;
+}
+// The larger of the pair's two values, in fp32.
+__device__ __forceinline__ float maxOfPair(unsigned int a) {
+    const unsigned int lo = a << 16, hi = a & 0xFFFF0000u;
+    if constexpr (IsHalf<T>::value) {
+        const float2 q = __half22float2(*reinterpret_cast<const __half2*>(&a));
+        return fmaxf(q.x, q.y);
+    } else {
+        return fmaxf(__uint_as_float(lo), __uint_as_float(hi));  // bf16 is the top half of an fp32
+    }
+}
+
 // 2^x on the MUFU, subnormal results flushed to zero: one instruction.
 __device__ __forceinline__ float exp2Ftz(float x) {
     float y;
@@ -420,6 +452,9 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
     }
 
     float v[R][kItems][kVec];
+    unsigned int pairMax[R];  // softmax with kPairMax: the maximum of the chunk's stored pairs
+#pragma unroll
+    for (int j = 0; j < R; ++j) pairMax[j] = kPairNegInf;
     const T* xRows[R];
 #pragma unroll
     for (int j = 0; j < R; ++j) xRows[j] = x + rowOf(j) * cols;
@@ -432,7 +467,9 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
         {
             const int col = c * kRowTile + (i * kRowThreads + t) * kVec;
             if (kStage && staged && rowValid && col < cols) {
-                unpack(myStage[(j * kStageVectors + c * kItems + i) * kRowThreads], v[j][i]);
+                const Pack p = myStage[(j * kStageVectors + c * kItems + i) * kRowThreads];
+                unpack(p, v[j][i]);
+                if (kPairMax && firstPass) pairMax[j] = maxPairs(pairMax[j], p);
             } else if (rowValid && vectorRows && col < cols) {
                 unpack(*reinterpret_cast<const Pack*>(xRow + col), v[j][i]);
                 if (kFuse == 1) {
@@ -475,15 +512,23 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
     }
     for (int c = 0; c < chunks; ++c) {
 #pragma unroll
+        for (int j = 0; j < R; ++j) pairMax[j] = kPairNegInf;  // each chunk's own
+#pragma unroll
         for (int j = 0; j < R; ++j) load(c, j, true);  // every row's loads in flight before any is used
 #pragma unroll
         for (int j = 0; j < R; ++j) {
             if (kOp == 0) {
+                // Staged rows only: those loaded from global memory hold every vector in
+                // registers at once, and one more live value there costs a spill.
                 float m = KX_NEG_INF;
+                if (kPairMax && staged) {
+                    m = maxOfPair(pairMax[j]);
+                } else {
 #pragma unroll
-                for (int i = 0; i < kItems; ++i)
+                    for (int i = 0; i < kItems; ++i)
 #pragma unroll
-                    for (int e = 0; e < kVec; ++e) m = fmaxf(m, v[j][i][e]);
+                        for (int e = 0; e < kVec; ++e) m = fmaxf(m, v[j][i][e]);
+                }
                 if (m > a[j]) {
                     b[j] *= exp2Ftz((a[j] - m) * kLog2e);  // 0 while a is -inf
                     a[j] = m;
