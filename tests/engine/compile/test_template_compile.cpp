@@ -365,3 +365,33 @@ TEST_CASE("gemm_wgmma's launch is persistent exactly when PERSISTENT is 1", "[te
     REQUIRE(refused.violations.size() == 1);
     CHECK(refused.violations[0].message.find("PERSISTENT=1") != std::string::npos);
 }
+
+// Two blocks per SM give a thread 80 registers at launch (128 with one consumer), and ptxas holds
+// a whole wgmma's accumulators within that: every tile shape the constraints let through
+// compiles without spills, and the one they refuse names the reason.
+TEST_CASE("conv_wgmma with two blocks per SM: every tile shape it accepts compiles, the rest are refused", "[templates][compile][shipped]") {
+    const auto t = library().find("conv_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    Compiler compiler(cacheRoot() / "nvrtc");
+    int accepted = 0;
+    for (const char* bn : {"32", "64", "128", "256"})
+        for (const char* mt : {"1", "2"})
+            for (const char* consumers : {"1", "2"}) {
+                const Config c = t->withValues(t->defaultConfig(), {{"BN", bn}, {"MT", mt}, {"CONSUMERS", consumers}, {"STAGES", "2"}, {"BLOCKS_PER_SM", "2"}});
+                const PreparedVariant v = prepareVariant(*t, c, *arch);
+                INFO(v.name);
+                if (!v.violations.empty()) continue;
+                ++accepted;
+                const CompileResult r = compiler.compile(v.request);
+                INFO(r.log);
+                REQUIRE(r.ok);
+                for (const auto& k : r.kernels) CHECK_FALSE(k.spills());
+            }
+    CHECK(accepted >= 5);
+    const Config wide = t->withValues(t->defaultConfig(), {{"BN", "256"}, {"CONSUMERS", "1"}, {"STAGES", "2"}, {"BLOCKS_PER_SM", "2"}});
+    const PreparedVariant refused = prepareVariant(*t, wide, *arch);
+    REQUIRE(refused.violations.size() == 1);
+    CHECK(refused.violations[0].message.find("One wgmma 256 wide") != std::string::npos);
+}
