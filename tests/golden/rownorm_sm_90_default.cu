@@ -165,9 +165,15 @@ __device__ __forceinline__ float exp2Ftz(float x) {
     return y;
 }
 // 2^x for an output: f16 rounds everything below 2^-25 to 0, so the flushed form is exact for
-// it; bf16 and f32 keep subnormal results (the MUFU with a scaling fix-up).
+// it. bf16 and f32 keep subnormal results. For bf16 the exponent arrives raised by kOutShift (8,
+// folded into the row's constant) and the flushed power is scaled back by 2^-8, an exact
+// multiply: every result bf16 can hold (down to 2^-133) survives, for one instruction an element
+// where the non-flushing form's range fix-up takes three. f32 keeps that fix-up: its tolerance
+// is too narrow for the rounding a raised exponent adds.
+constexpr float kOutShift = IsBf16<T>::value ? 8.0f : 0.0f;
 __device__ __forceinline__ float exp2Out(float x) {
     if (IsHalf<T>::value) return exp2Ftz(x);
+    if (IsBf16<T>::value) return exp2Ftz(x) * 0.00390625f;  // 2^-kOutShift
     float y;
     asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
@@ -626,7 +632,8 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
         for (int j = 0; j < R; ++j) sums[j] = a[j] == KX_NEG_INF ? 0.0f : b[j] * exp2Ftz((a[j] - shift[j]) * kLog2e);
         rowAll<false>(sums, slots[1]);
 #pragma unroll
-        for (int j = 0; j < R; ++j) scale[j] = __log2f(kFuse == 2 ? sums[j] * (1.0f - dropP) : sums[j]);  // dropout's 1 / (1 - p) folded in
+        for (int j = 0; j < R; ++j)  // dropout's 1 / (1 - p) folded in, and exp2Out's kOutShift
+            scale[j] = __log2f(kFuse == 2 ? sums[j] * (1.0f - dropP) : sums[j]) - kOutShift;
 #pragma unroll
         for (int j = 0; j < R; ++j) exponentShift[j] = shift[j] * kLog2e + scale[j];
     } else if (kOp == 2) {
