@@ -134,12 +134,11 @@ __device__ __forceinline__ unsigned int maxPairs(unsigned int a, const Pack& p) 
 }
 // The larger of the pair's two values, in fp32.
 __device__ __forceinline__ float maxOfPair(unsigned int a) {
-    const unsigned int lo = a << 16, hi = a & 0xFFFF0000u;
     if constexpr (IsHalf<T>::value) {
         const float2 q = __half22float2(*reinterpret_cast<const __half2*>(&a));
         return fmaxf(q.x, q.y);
     } else {
-        return fmaxf(__uint_as_float(lo), __uint_as_float(hi));  // bf16 is the top half of an fp32
+        return fmaxf(__uint_as_float(a << 16), __uint_as_float(a & 0xFFFF0000u));  // bf16 is the top half of an fp32
     }
 }
 
@@ -156,9 +155,10 @@ __device__ __forceinline__ float exp2Ftz(float x) {
 // where the non-flushing form's range fix-up takes three. f32 keeps that fix-up: its tolerance
 // is too narrow for the rounding a raised exponent adds.
 constexpr float kOutShift = IsBf16<T>::value ? 8.0f : 0.0f;
+constexpr float kOutScale = 0.00390625f;  // 2^-8, undoing bf16's kOutShift
 __device__ __forceinline__ float exp2Out(float x) {
     if (IsHalf<T>::value) return exp2Ftz(x);
-    if (IsBf16<T>::value) return exp2Ftz(x) * 0.00390625f;  // 2^-kOutShift
+    if (IsBf16<T>::value) return exp2Ftz(x) * kOutScale;
     float y;
     asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
