@@ -3,13 +3,13 @@
 // tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
 // C in 128 bytes).
 
-// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN) through its
-// 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
+// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
+// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
 // written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
 // different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
 // whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
 // 16-byte aligned).
-__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, int row0, int col0, const TAcc (&acc)[kAcc],
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
                                             unsigned char* buffer, bool vectorOk) {
     constexpr int kPieceCols = 16 / int(sizeof(TOut));
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -35,7 +35,7 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
             const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
             const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
             if (gr < M) {
-                TOut* p = C + static_cast<long long>(gr) * N + gc;
+                TOut* p = C + gr * ldc + gc;
                 if (vectorOk && gc + kPieceCols <= N) {
                     *reinterpret_cast<uint4*>(p) = v;
                 } else {

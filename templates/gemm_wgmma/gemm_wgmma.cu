@@ -421,7 +421,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                                         (consumer * 4 + t / 32) * kWarpStoreBytes;
 #pragma unroll
                 for (int mt = 0; mt < kMT; ++mt)
-                    storeStaged(C, M, N, row + (rowBlock + mt) * 64 + (t / 32) * 16, col, acc[mt], buffer, vectorOk);
+                    storeStaged(C, M, N, N, row + (rowBlock + mt) * 64 + (t / 32) * 16, col, acc[mt], buffer, vectorOk);
             } else {
                 // Straight from the accumulators, two adjacent columns per store.
 #pragma unroll

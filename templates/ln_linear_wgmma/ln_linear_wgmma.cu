@@ -434,7 +434,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     }
                 }
             }
-            storeStaged(Y, M, N, row + (consumer * kMT + mt) * 64 + warp * 16, col, acc[mt], storeBuffer, vectorOk);
+            storeStaged(Y, M, N, N, row + (consumer * kMT + mt) * 64 + warp * 16, col, acc[mt], storeBuffer, vectorOk);
         }
     }
 }

@@ -24,6 +24,7 @@
 //   [SECTION] Work units       a block's tiles, their stages, where their outputs go
 //   [SECTION] Producer         the stages of a tile, per direction
 //   [SECTION] Kernel           roles, the consumers' loop, epilogue
+//   [SECTION] Width fold       few-channel forward: x's and the filter's tap rows as channels
 //   [SECTION] Split-K finish   bwd_weight's partial sums added and rounded
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
@@ -51,6 +52,16 @@ using T = __half;
 
 constexpr int kDir = 0;  // 0 fwd, 1 bwd_data, 2 bwd_weight
 constexpr int kSplitK = 1;
+// FOLD: the fold kernel has copied each output column's row of X taps times C channels of x into
+// one pixel of Af (and the filter's rows into Bf), so this kernel sees a filter one tap wide, at
+// stride 1, over Wo columns of CE channels (see [SECTION] Width fold).
+constexpr bool kFold = 0;
+// Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
+// 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
+// channels per store. bwd_weight's tile is dw transposed, which it stores directly.
+constexpr bool kStagedStore = 1;
+constexpr int kWarpStoreBytes = 16 * 128;          // a warp's 16 pixels, 128 bytes of each
+constexpr int kStoreChunkCols = 128 / int(sizeof(T));  // channels in 128 bytes
 constexpr int kBM = 128, kBN = 128, kBK = 64;
 // A tile row is one pixel's (or filter's) kBK channels: 128 bytes with the 128-byte swizzle, or
 // 64 with the 64-byte one (swizzle mode 1 of the wgmma descriptor).
@@ -73,13 +84,16 @@ constexpr bool kAMNMajor = 0, kBMNMajor = 0;
 constexpr int kSliceBytes = kBK * 128;
 
 static_assert(kThreads == 384, "kernel and manifest disagree on THREADS");
-static_assert(kStages * kStageBytes + 1024 == 132096, "kernel and manifest disagree on the shared-memory size");
+static_assert(kStages * kStageBytes + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == 148480,
+              "kernel and manifest disagree on the shared-memory size");
+static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "the staged store writes 128-byte rows of one pixel");
 static_assert((kRowBytes == 128 && kSwizzleMode == 1) || (kRowBytes == 64 && kSwizzleMode == 2), "a tile row is one swizzle span");
 static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes) == 0, "every tile starts on a swizzle period");
 static_assert(!kBMNMajor || (kBN % 64 == 0 && kATileBytes % 1024 == 0 && kStageBytes % 1024 == 0),
               "mn-major B: whole 64-wide slices of 128-byte rows with the 128-byte swizzle, on its period");
 static_assert(kAMNMajor == (kDir == 2) && (kSplitK == 1 || kDir == 2), "only bwd_weight reads A mn-major and splits K");
+static_assert(!kFold || kDir == 0, "the width fold is for forward convolution");
 
 // [SECTION] PTX wrappers
 
@@ -239,6 +253,62 @@ KX_WGMMA_SS(256, 128, 128, 129, 130, KX_REGS_0_127, KX_ACC32("+f", 0), KX_ACC32(
 
 // ---- end of templates/common/wgmma_ss.cuh ----
 
+using TAcc = float;
+using TOut = T;
+// ---- templates/common/wgmma_staged_store.cuh: a warp's wgmma outputs stored through shared memory ----
+// Uses the including template's TAcc (the accumulators), TOut (C), kBN (the
+// tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
+// C in 128 bytes).
+
+// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
+// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
+// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
+// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
+// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
+// 16-byte aligned).
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
+                                            unsigned char* buffer, bool vectorOk) {
+    constexpr int kPieceCols = 16 / int(sizeof(TOut));
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+    for (int q = 0; q < kBN / kStoreChunkCols; ++q) {
+#pragma unroll
+        for (int jj = 0; jj < kStoreChunkCols / 8; ++jj) {
+            const int j = q * (kStoreChunkCols / 8) + jj;  // the n8 block of the fragment
+            const int byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(TOut));
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = lane / 4 + 8 * h;
+                struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
+                pair.v[0] = TOut(acc[4 * j + 2 * h]);
+                pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
+                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
+            }
+        }
+        __syncwarp();
+#pragma unroll
+        for (int step = 0; step < 4; ++step) {
+            const int r = step * 4 + lane / 8, piece = lane % 8;
+            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
+            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
+            if (gr < M) {
+                TOut* p = C + gr * ldc + gc;
+                if (vectorOk && gc + kPieceCols <= N) {
+                    *reinterpret_cast<uint4*>(p) = v;
+                } else {
+                    const TOut* e = reinterpret_cast<const TOut*>(&v);
+#pragma unroll
+                    for (int k = 0; k < kPieceCols; ++k)
+                        if (gc + k < N) p[k] = e[k];
+                }
+            }
+        }
+        __syncwarp();  // the next chunk overwrites the buffer
+    }
+}
+
+// ---- end of templates/common/wgmma_staged_store.cuh ----
+
 // The wgmma descriptor of a k-major tile whose rows are one swizzle span: 8-row groups
 // 8 * kRowBytes apart (the stride byte offset), the swizzle mode in bits 62-63.
 __device__ __forceinline__ unsigned long long tileDescriptor(unsigned addr) {
@@ -273,11 +343,19 @@ struct Problem {
     int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
 };
 
+// FOLD: a tap row's X x C channels, padded with zeros to whole stages: a copy of a part-filled
+// row (its tail read as zeros past the tensor) measured a third slower than one of whole rows.
+__device__ __forceinline__ int foldedChannels(int X, int C) { return (X * C + kBK - 1) / kBK * kBK; }
+
 // floor(a / b) for b > 0, a of either sign.
 __device__ __forceinline__ int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int Di, int Hi, int Wi, int Z, int Y, int X, int sd, int sh, int sw,
                                                int pd, int ph, int pw, int dd, int dh, int dw) {
+    if (kFold) {  // the folded layout: one pixel per output column, no width padding, one tap wide
+        const int wo = (Wi + 2 * pw - dw * (X - 1) - 1) / sw + 1;
+        C = foldedChannels(X, C), Wi = wo, X = 1, sw = 1, pw = 0, dw = 1;
+    }
     Problem p{N, G, C, K, Di, Hi, Wi, Z, Y, X, sd, sh, sw, pd, ph, pw, dd, dh, dw};
     p.Do = (Di + 2 * pd - dd * (Z - 1) - 1) / sd + 1;
     p.Ho = (Hi + 2 * ph - dh * (Y - 1) - 1) / sh + 1;
@@ -590,9 +668,36 @@ using namespace kx_conv_wgmma;
 // run while it waits for the next stage, and frees the previous one. Blocks walk the units with
 // a stride of the grid, so a persistent grid (one block per SM) works too.
 
+// The consumer's part of the unit's tile, straight from the accumulators: thread t holds rows
+// 16*(t/32) + (t%32)/4 and +8 of each m64 block, columns 8j + 2*(t%4) and +1.
+template <int kWalk>
+__device__ __forceinline__ void storeTileDirect(T* __restrict__ D, float* __restrict__ partials, const Problem& p, const Unit& u, int consumer,
+                                                int t, const float (&acc)[kMT][kAcc], bool pairOk) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+        const int m = u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
+        if (kWalk == kPatches) {
+            storePatchBlock(D, p, u, m, t, acc[mt], pairOk);
+            continue;
+        }
+        const int pixel[2] = {outputPixel<kWalk>(p, u, m), outputPixel<kWalk>(p, u, m + 8)};
+#pragma unroll
+        for (int j = 0; j < kBN / 8; ++j) {
+            const int k = u.k0 + j * 8 + (t % 4) * 2;
+            if (kDir == 2) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) storeWeightGradient(D, partials, p, u, m + 8 * (i / 2), k + i % 2, acc[mt][4 * j + i]);
+                continue;
+            }
+            storeOutputs(D, p, u.g, pixel[0], k, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
+            storeOutputs(D, p, u.g, pixel[1], k, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
+        }
+    }
+}
+
 template <int kWalk>
 __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA, const TensorMap& tmB, T* __restrict__ D, float* __restrict__ partials,
-                                         unsigned smemBase, unsigned long long* fullBar, unsigned long long* emptyBar) {
+                                         unsigned smemBase, unsigned char* storeBuffers, unsigned long long* fullBar, unsigned long long* emptyBar) {
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
     const int units = kSplitK * p.G * p.tilesM * ((p.cols + kBN - 1) / kBN);
 
@@ -656,27 +761,17 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
             wgmmaWait<0>();
             if (u.kTiles > 0) release(previousStage);
 
-            // Straight from the accumulators: thread t holds rows 16*(t/32) + (t%32)/4 and +8 of
-            // each m64 block, columns 8j + 2*(t%4) and +1.
+            if constexpr (kStagedStore && kWalk == kUnitStride) {
+                // Row m of the tile is pixel m of D, whose group g's channels start g * outC in;
+                // 16-byte stores need every such start on 16 bytes.
+                const bool vectorOk = (p.G * p.outC) % 8 == 0 && p.outC % 8 == 0;
+                unsigned char* buffer = storeBuffers + (consumer * 4 + t / 32) * kWarpStoreBytes;
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-                const int m = u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
-                if (kWalk == kPatches) {
-                    storePatchBlock(D, p, u, m, t, acc[mt], pairOk);
-                    continue;
-                }
-                const int pixel[2] = {outputPixel<kWalk>(p, u, m), outputPixel<kWalk>(p, u, m + 8)};
-#pragma unroll
-                for (int j = 0; j < kBN / 8; ++j) {
-                    const int k = u.k0 + j * 8 + (t % 4) * 2;
-                    if (kDir == 2) {
-#pragma unroll
-                        for (int i = 0; i < 4; ++i) storeWeightGradient(D, partials, p, u, m + 8 * (i / 2), k + i % 2, acc[mt][4 * j + i]);
-                        continue;
-                    }
-                    storeOutputs(D, p, u.g, pixel[0], k, acc[mt][4 * j], acc[mt][4 * j + 1], pairOk);
-                    storeOutputs(D, p, u.g, pixel[1], k, acc[mt][4 * j + 2], acc[mt][4 * j + 3], pairOk);
-                }
+                for (int mt = 0; mt < kMT; ++mt)
+                    storeStaged(D + u.g * p.outC, p.M, p.outC, static_cast<long long>(p.G) * p.outC,
+                                u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16, u.k0, acc[mt], buffer, vectorOk);
+            } else {
+                storeTileDirect<kWalk>(D, partials, p, u, consumer, t, acc, pairOk);
             }
         }
     }
@@ -684,13 +779,14 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
 
 
 #define KX_CONV_WGMMA_PARAMS                                                                                                        \
-    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials,                              \
+    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials, T *__restrict__ Af,         \
+        T *__restrict__ Bf,                                                                                                         \
         const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int N, int G, int C, int K, int Di, int Hi, \
         int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
 #define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x128_c2_s4_p1(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B;  // read through the tensor maps
+    (void)A, (void)B, (void)Af, (void)Bf;  // read through the tensor maps
     const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
 
     extern __shared__ unsigned char smemRaw[];
@@ -698,12 +794,100 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
     // The swizzle pattern repeats every 1024 bytes (128-byte) or 512 (64-byte), and the
     // descriptors assume the tiles start on such a boundary.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
+    unsigned char* storeBuffers = smemRaw + (smemBase - smemAddress(smemRaw)) + kStages * kStageBytes;
 
     initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
 
-    if (kDir == 1 && p.walk == kPhased) runRoles<kPhased>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
-    else if (kDir == 1 && p.walk == kPatches) runRoles<kPatches>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
-    else runRoles<kUnitStride>(p, tmA, tmB, D, partials, smemBase, fullBar, emptyBar);
+    if (kDir == 1 && p.walk == kPhased) runRoles<kPhased>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
+    else if (kDir == 1 && p.walk == kPatches) runRoles<kPatches>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
+    else runRoles<kUnitStride>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
+}
+
+// [SECTION] Width fold
+//
+// Launched first, and timed with the convolution, only with FOLD: a layer with few channels (an
+// image's 3) gives the TMA rows shorter than its 16 bytes and each tap only C values to sum. Af
+// holds, for every output column wo of every input row, the row's X taps side by side as one
+// pixel's channels, j = tap * C + c: x at column wo * stride_w - pad_w + tap * dil_w (zero past
+// the image's edges), zeros from X * C to CE. Bf holds each filter's rows likewise.
+//
+// The first kFoldRowBlocks blocks (or one per row, if fewer) walk the input rows (n, d, h): each
+// copies a row into shared memory, between pad_w columns of zeros on each side that it writes
+// once, then writes the row of Af in order, one 16-byte chunk (8 channels) a thread. A thread
+// keeps the same group and chunk for every column and row it visits, so its divisions are done
+// once. The blocks after them fold the filter, a chunk a thread. The copy is instruction-bound
+// unless the loops stay this lean: with one group and no dilation a chunk is 8 neighbouring
+// values of the row.
+
+namespace kx_conv_wgmma {
+
+constexpr int kFoldRowBlocks = 1024;  // the manifest's fold launch assumes the same
+
+struct alignas(16) Chunk8 {
+    T v[8];
+};
+
+// One folded column: chunk (g, j0 / 8) at line index `at`, that of (tap0, channel 0) in the row.
+__device__ __forceinline__ Chunk8 foldedChunk(const T* line, int at, int tap0, int c0, int j0, int X, int C, int rowChannels, int tapStep,
+                                              bool contiguous) {
+    Chunk8 chunk;
+    if (contiguous) {  // one group, no dilation: channel j of the column is line[at - tap0 * C + j]
+        const T* src = line + at - tap0 * C + j0;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) chunk.v[e] = j0 + e < rowChannels ? src[e] : T(0.0f);
+        return chunk;
+    }
+    int tap = tap0, c = c0;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        chunk.v[e] = tap < X ? line[at + c] : T(0.0f);
+        if (++c == C) c = 0, ++tap, at += tapStep;
+    }
+    return chunk;
+}
+
+}  // namespace kx_conv_wgmma
+
+extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s4_p1_fold(KX_CONV_WGMMA_PARAMS) {
+    (void)D, (void)partials, (void)tmA, (void)tmB;
+    if constexpr (kFold) {
+        const int Wo = (Wi + 2 * pad_w - dil_w * (X - 1) - 1) / stride_w + 1;
+        const int folded = foldedChannels(X, C), chunks = folded / 8, rowChannels = X * C;
+        const int rows = N * Di * Hi, rowBlocks = min(rows, kFoldRowBlocks), GC = G * C;
+        const int tid = static_cast<int>(threadIdx.x);
+        if (static_cast<int>(blockIdx.x) >= rowBlocks) {  // the filter: rows (g, k, z, y) of X * C contiguous values, then zeros
+            const long long chunk = (blockIdx.x - rowBlocks) * 256LL + tid;
+            if (chunk >= static_cast<long long>(G) * K * Z * Y * chunks) return;
+            const long long row = chunk / chunks;
+            const int j0 = static_cast<int>(chunk % chunks) * 8;
+            Chunk8 out;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) out.v[e] = j0 + e < rowChannels ? B[row * rowChannels + j0 + e] : T(0.0f);
+            reinterpret_cast<Chunk8*>(Bf)[chunk] = out;
+            return;
+        }
+        // The row in shared memory: columns -pad_w .. Wi + pad_w - 1, the padding zeros.
+        extern __shared__ unsigned char smemRaw[];
+        T* line = reinterpret_cast<T*>(smemRaw);
+        const int padElems = pad_w * GC, rowElems = Wi * GC;
+        for (int i = tid; i < padElems; i += 256) line[i] = line[padElems + rowElems + i] = T(0.0f);
+        // Thread: group g, chunk j0 / 8 of columns slot, slot + perPass, ... of each row.
+        const int perColumn = G * chunks, perPass = 256 / perColumn;
+        const int slot = tid / perColumn, q = tid % perColumn;
+        const int g = q / chunks, j0 = q % chunks * 8, tap0 = j0 / C, c0 = j0 % C;
+        const bool contiguous = G == 1 && dil_w == 1;
+        for (int row = static_cast<int>(blockIdx.x); row < rows; row += rowBlocks) {
+            __syncthreads();  // the previous row's chunks are written
+            const T* src = A + static_cast<long long>(row) * rowElems;
+            for (int i = tid; i < rowElems; i += 256) line[padElems + i] = src[i];
+            __syncthreads();
+            if (slot >= perPass) continue;
+            Chunk8* out = reinterpret_cast<Chunk8*>(Af) + static_cast<long long>(row) * Wo * perColumn;
+            for (int wo = slot; wo < Wo; wo += perPass)
+                out[wo * perColumn + q] = foldedChunk(line, (wo * stride_w + tap0 * dil_w) * GC + g * C, tap0, c0, j0, X, C, rowChannels, dil_w * GC,
+                                                      contiguous);
+        }
+    }
 }
 
 // [SECTION] Split-K finish
@@ -712,7 +896,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
 // partial sums, added in split order (the result does not depend on which unit finished first)
 // and rounded once.
 extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s4_p1_finish(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B, (void)tmA, (void)tmB;
+    (void)A, (void)B, (void)Af, (void)Bf, (void)tmA, (void)tmB;
     if constexpr (kDir == 2 && kSplitK > 1) {
         const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
         const long long total = static_cast<long long>(G) * K * p.taps * C;
