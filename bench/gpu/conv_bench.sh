@@ -54,8 +54,9 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
     # block with eight stages 76 %, with four 74 %).
     local blocks=""
     [[ $dir == fwd ]] && ((slice == 32 && wbn == 32)) && { stages=4; blocks=",BLOCKS_PER_SM=2"; }
-    # Few input channels (ResNet's first layer): the width taps folded into 32-channel stages.
+    # Few input channels (ResNet's first layer): the width taps folded into the channels.
     if [[ $dir == fwd ]] && ((c % 8)); then echo "direction=fwd,FOLD=1,SLICE=32,BN=64,MT=2,STAGES=8"; return; fi
+    if [[ $dir == bwd_weight ]] && ((c % 8)); then echo "direction=bwd_weight,FOLD=1,BN=64,MT=1,STAGES=6,SLICE=64,SPLITK=32"; return; fi
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
     # The staged epilogue (the default) writes 128-byte rows: 64 channels or more.
     ((wbn < 64)) && blocks="$blocks,STORE=direct"

@@ -65,12 +65,13 @@ std::vector<std::string> splitExpressionList(const std::string& text) {
 // the box is "channels per pixel, pixels per column" and lower="..." upper="..." give the
 // bounding box's corners, one per spatial dimension (dims minus channels and images).
 void parseTensorMap(const fs::path& file, const XMLElement* e, const std::vector<ArgSpec>& earlier, ArgSpec& a) {
-    // The buffer may depend on the config (of="${im2col_of}": a choice's attribute), checked
-    // when the config fills it in.
+    // The buffer may depend on the config (of="${im2col_of}": a choice's attribute; or
+    // of="fold ? Xf : A", chosen by an expression), checked when the config fills it in.
     a.of = requiredAttr(file, e, "of");
     const auto buffer = std::find_if(earlier.begin(), earlier.end(), [&](const ArgSpec& b) { return b.name == a.of; });
     static const std::set<std::string> bufferRoles = {"in", "out", "inout", "scratch"};
-    if (a.of.find("${") == std::string::npos && (buffer == earlier.end() || !bufferRoles.count(buffer->role)))
+    const bool chosenLater = a.of.find("${") != std::string::npos || a.of.find('?') != std::string::npos;
+    if (!chosenLater && (buffer == earlier.end() || !bufferRoles.count(buffer->role)))
         fail(file, a.line, "tensor map '" + a.name + "': of=\"" + a.of + "\" must name an earlier buffer argument (in, out, inout or scratch)");
     const std::string what = "tensor map '" + a.name + "'";
     a.mode = attr(e, "mode", "tile");

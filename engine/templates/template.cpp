@@ -340,9 +340,24 @@ std::vector<long long> evaluateWithin(const std::vector<std::string>& exprs, con
 // TMA's ranges (boxes of 1..256 elements a dimension; an im2col column of at most 256 channels
 // and 1024 pixels, its corners within the signed range the rank leaves them, traversal strides
 // 1..8) and dims that fit the buffer they describe.
-void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& of, const std::string& swizzle,
+// A tensor map's buffer: a name, or "CONDITION ? NAME : NAME" chosen by the config and problem
+// (conv_wgmma copies a folded copy of x when the config folds).
+std::string chooseBuffer(const std::string& of, const VariableMap& vars, const std::string& what) {
+    const std::size_t question = of.find('?');
+    if (question == std::string::npos) return of;
+    const std::size_t colon = of.find(':', question);
+    if (colon == std::string::npos) throw InputError(what + ": of=\"" + of + "\" has a '?' but no ':' (CONDITION ? NAME : NAME)");
+    auto trim = [](std::string s) {
+        const auto first = s.find_first_not_of(" \t\n");
+        return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(" \t\n") - first + 1);
+    };
+    return trim(evaluateExpression(of.substr(0, question), vars) != 0 ? of.substr(question + 1, colon - question - 1) : of.substr(colon + 1));
+}
+
+void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& ofText, const std::string& swizzle,
                       const std::vector<ResolvedArg>& earlier, ResolvedArg& r) {
     const std::string what = "tensor map '" + a.name + "'";
+    const std::string of = chooseBuffer(ofText, vars, what);
     r.of = of;
     const auto described = std::find_if(earlier.begin(), earlier.end(), [&](const ResolvedArg& b) { return b.name == of; });
     if (described == earlier.end() || (described->role != "in" && described->role != "out" && described->role != "inout" && described->role != "scratch"))

@@ -38,8 +38,9 @@ using T = ${ctype};
 constexpr int kDir = ${dir};  // 0 fwd, 1 bwd_data, 2 bwd_weight
 constexpr int kSplitK = ${SPLITK};
 // FOLD: the fold kernel has copied each output column's row of X taps times C channels of x into
-// one pixel of Af (and the filter's rows into Bf), so this kernel sees a filter one tap wide, at
-// stride 1, over Wo columns of CE channels (see [SECTION] Width fold).
+// one pixel of Xf (and forward the filter's rows into Wf), so this kernel sees a filter one tap
+// wide, at stride 1, over Wo columns of CE channels (see [SECTION] Width fold); bwd_weight's rows
+// are then a folded tap row's channels, tap * C + c, which is dw's own layout.
 constexpr bool kFold = ${fold};
 // Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
@@ -78,7 +79,7 @@ static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes
 static_assert(!kBMNMajor || (kBN % 64 == 0 && kATileBytes % 1024 == 0 && kStageBytes % 1024 == 0),
               "mn-major B: whole 64-wide slices of 128-byte rows with the 128-byte swizzle, on its period");
 static_assert(kAMNMajor == (kDir == 2) && (kSplitK == 1 || kDir == 2), "only bwd_weight reads A mn-major and splits K");
-static_assert(!kFold || kDir == 0, "the width fold is for forward convolution");
+static_assert(!kFold || kDir != 1, "the width fold is for the directions that read x");
 
 // [SECTION] PTX wrappers
 
@@ -145,19 +146,23 @@ struct Problem {
     int Do, Ho, Wo, M;
     int outD, outH, outW, outC, sumC;
     int taps, cPad, pixels;
+    int dwC;  // bwd_weight: channels of a tap of dw as stored (FOLD: a folded tap row's X x C)
     int phases, qD, qH, qW, tilesM, cols, walk;
     int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
 };
 
-// FOLD: a tap row's X x C channels, padded with zeros to whole stages: a copy of a part-filled
-// row (its tail read as zeros past the tensor) measured a third slower than one of whole rows.
-__device__ __forceinline__ int foldedChannels(int X, int C) { return (X * C + kBK - 1) / kBK * kBK; }
+// FOLD: a tap row's X x C channels, padded with zeros to whole copies (kBK channels forward, 64
+// for bwd_weight's slices): a copy of a part-filled row (its tail read as zeros past the tensor)
+// measured a third slower than one of whole rows.
+constexpr int kFoldMultiple = kDir == 2 ? 64 : kBK;
+__device__ __forceinline__ int foldedChannels(int X, int C) { return (X * C + kFoldMultiple - 1) / kFoldMultiple * kFoldMultiple; }
 
 // floor(a / b) for b > 0, a of either sign.
 __device__ __forceinline__ int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int Di, int Hi, int Wi, int Z, int Y, int X, int sd, int sh, int sw,
                                                int pd, int ph, int pw, int dd, int dh, int dw) {
+    const int dwC = kFold ? X * C : C;
     if (kFold) {  // the folded layout: one pixel per output column, no width padding, one tap wide
         const int wo = (Wi + 2 * pw - dw * (X - 1) - 1) / sw + 1;
         C = foldedChannels(X, C), Wi = wo, X = 1, sw = 1, pw = 0, dw = 1;
@@ -168,7 +173,7 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.Wo = (Wi + 2 * pw - dw * (X - 1) - 1) / sw + 1;
     p.outD = kDir == 1 ? Di : p.Do, p.outH = kDir == 1 ? Hi : p.Ho, p.outW = kDir == 1 ? Wi : p.Wo;
     p.outC = kDir == 1 ? C : K, p.sumC = kDir == 1 ? K : C;
-    p.taps = Z * Y * X, p.cPad = (C + 63) / 64 * 64;
+    p.taps = Z * Y * X, p.cPad = (C + 63) / 64 * 64, p.dwC = dwC;
     p.pixels = N * p.Do * p.Ho * p.Wo;
     // bwd_data: every phase's grid has the size of the largest (ceil(Di / sd) ...); the pixels a
     // smaller one has past the image's edge are computed and not stored. Any dy pixel a phase
@@ -356,9 +361,9 @@ __device__ __forceinline__ void storePatchBlock(T* __restrict__ dx, const Proble
 __device__ __forceinline__ void storeWeightGradient(T* __restrict__ dw, float* __restrict__ partials, const Problem& p, const Unit& u, int r,
                                                     int k, float v) {
     const int tap = r / p.cPad, c = r % p.cPad;
-    if (tap >= p.taps || c >= p.C || k >= p.K) return;
-    const long long offset = (static_cast<long long>(u.g * p.K + k) * p.taps + tap) * p.C + c;
-    if (kSplitK > 1) partials[static_cast<long long>(u.split) * p.G * p.K * p.taps * p.C + offset] = v;
+    if (tap >= p.taps || c >= p.dwC || k >= p.K) return;
+    const long long offset = (static_cast<long long>(u.g * p.K + k) * p.taps + tap) * p.dwC + c;
+    if (kSplitK > 1) partials[static_cast<long long>(u.split) * p.G * p.K * p.taps * p.dwC + offset] = v;
     else dw[offset] = T(v);
 }
 
@@ -585,14 +590,14 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
 
 
 #define KX_CONV_WGMMA_PARAMS                                                                                                        \
-    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials, T *__restrict__ Af,         \
-        T *__restrict__ Bf,                                                                                                         \
+    const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials, T *__restrict__ Xf,         \
+        T *__restrict__ Wf,                                                                                                         \
         const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int N, int G, int C, int K, int Di, int Hi, \
         int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
 #define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
 
 extern "C" __global__ void __launch_bounds__(kThreads, ${BLOCKS_PER_SM}) ${KERNEL_NAME}(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B, (void)Af, (void)Bf;  // read through the tensor maps
+    (void)A, (void)B, (void)Xf, (void)Wf;  // read through the tensor maps
     const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
 
     extern __shared__ unsigned char smemRaw[];
@@ -612,14 +617,15 @@ extern "C" __global__ void __launch_bounds__(kThreads, ${BLOCKS_PER_SM}) ${KERNE
 // [SECTION] Width fold
 //
 // Launched first, and timed with the convolution, only with FOLD: a layer with few channels (an
-// image's 3) gives the TMA rows shorter than its 16 bytes and each tap only C values to sum. Af
+// image's 3) gives the TMA rows shorter than its 16 bytes and each tap only C values to sum. Xf
 // holds, for every output column wo of every input row, the row's X taps side by side as one
 // pixel's channels, j = tap * C + c: x at column wo * stride_w - pad_w + tap * dil_w (zero past
-// the image's edges), zeros from X * C to CE. Bf holds each filter's rows likewise.
+// the image's edges), zeros from X * C to CE. Forward, Wf holds each filter's rows likewise
+// (bwd_weight computes the filter's gradient in that folded layout, which is dw's own).
 //
 // The first kFoldRowBlocks blocks (or one per row, if fewer) walk the input rows (n, d, h): each
 // copies a row into shared memory, between pad_w columns of zeros on each side that it writes
-// once, then writes the row of Af in order, one 16-byte chunk (8 channels) a thread. A thread
+// once, then writes the row of Xf in order, one 16-byte chunk (8 channels) a thread. A thread
 // keeps the same group and chunk for every column and row it visits, so its divisions are done
 // once. The blocks after them fold the filter, a chunk a thread. The copy is instruction-bound
 // unless the loops stay this lean: with one group and no dilation a chunk is 8 neighbouring
@@ -661,7 +667,8 @@ extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_fold(KX_CONV_WG
         const int folded = foldedChannels(X, C), chunks = folded / 8, rowChannels = X * C;
         const int rows = N * Di * Hi, rowBlocks = min(rows, kFoldRowBlocks), GC = G * C;
         const int tid = static_cast<int>(threadIdx.x);
-        if (static_cast<int>(blockIdx.x) >= rowBlocks) {  // the filter: rows (g, k, z, y) of X * C contiguous values, then zeros
+        const T* __restrict__ x = kDir == 2 ? B : A;
+        if (static_cast<int>(blockIdx.x) >= rowBlocks) {  // forward's filter: rows (g, k, z, y) of X * C contiguous values, then zeros
             const long long chunk = (blockIdx.x - rowBlocks) * 256LL + tid;
             if (chunk >= static_cast<long long>(G) * K * Z * Y * chunks) return;
             const long long row = chunk / chunks;
@@ -669,7 +676,7 @@ extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_fold(KX_CONV_WG
             Chunk8 out;
 #pragma unroll
             for (int e = 0; e < 8; ++e) out.v[e] = j0 + e < rowChannels ? B[row * rowChannels + j0 + e] : T(0.0f);
-            reinterpret_cast<Chunk8*>(Bf)[chunk] = out;
+            reinterpret_cast<Chunk8*>(Wf)[chunk] = out;
             return;
         }
         // The row in shared memory: columns -pad_w .. Wi + pad_w - 1, the padding zeros.
@@ -684,11 +691,11 @@ extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_fold(KX_CONV_WG
         const bool contiguous = G == 1 && dil_w == 1;
         for (int row = static_cast<int>(blockIdx.x); row < rows; row += rowBlocks) {
             __syncthreads();  // the previous row's chunks are written
-            const T* src = A + static_cast<long long>(row) * rowElems;
+            const T* src = x + static_cast<long long>(row) * rowElems;
             for (int i = tid; i < rowElems; i += 256) line[padElems + i] = src[i];
             __syncthreads();
             if (slot >= perPass) continue;
-            Chunk8* out = reinterpret_cast<Chunk8*>(Af) + static_cast<long long>(row) * Wo * perColumn;
+            Chunk8* out = reinterpret_cast<Chunk8*>(Xf) + static_cast<long long>(row) * Wo * perColumn;
             for (int wo = slot; wo < Wo; wo += perPass)
                 out[wo * perColumn + q] = foldedChunk(line, (wo * stride_w + tap0 * dil_w) * GC + g * C, tap0, c0, j0, X, C, rowChannels, dil_w * GC,
                                                       contiguous);
@@ -702,10 +709,10 @@ extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_fold(KX_CONV_WG
 // partial sums, added in split order (the result does not depend on which unit finished first)
 // and rounded once.
 extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_finish(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B, (void)Af, (void)Bf, (void)tmA, (void)tmB;
+    (void)A, (void)B, (void)Xf, (void)Wf, (void)tmA, (void)tmB;
     if constexpr (kDir == 2 && kSplitK > 1) {
         const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
-        const long long total = static_cast<long long>(G) * K * p.taps * C;
+        const long long total = static_cast<long long>(G) * K * p.taps * p.dwC;  // every element of dw
         for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * 256) {
             float sum = 0.0f;
 #pragma unroll

@@ -226,10 +226,11 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
     }
 }
 
-// conv_wgmma's width fold (forward with few input channels): every dtype, stage width and store
-// at every awkward size, and at few-channel layers the unfolded kernel refuses: ResNet-50's first
-// layer in small (3 channels, 7 x 7 at stride 2, padding 3), 5 channels in 2 groups in 3-D with a
-// dilated filter at width stride 3, and one channel with a filter wider than the image.
+// conv_wgmma's width fold (forward and bwd_weight with few input channels): forward with every
+// dtype, stage width and store, and bwd_weight with every dtype with and without Split-K, at every
+// awkward size that suits them, and at few-channel layers the unfolded kernel refuses: ResNet-50's
+// first layer in small (3 channels, 7 x 7 at stride 2, padding 3), 5 channels in 2 groups in 3-D
+// with a dilated filter at width stride 3, and one channel with a filter wider than the image.
 TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
@@ -243,18 +244,27 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
         for (const auto& [key, value] : changes) s[key] = value;
         sizes.push_back(s);
     };
-    fewChannels({{"N", 2}, {"C", 3}, {"K", 20}, {"Hi", 13}, {"Wi", 17}, {"Y", 7}, {"X", 7}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 3}, {"pad_w", 3}});
-    fewChannels({{"N", 1}, {"G", 2}, {"C", 5}, {"K", 12}, {"Di", 4}, {"Hi", 5}, {"Wi", 9}, {"Z", 2}, {"Y", 3}, {"X", 3}, {"stride_w", 3},
+    fewChannels({{"N", 2}, {"C", 3}, {"K", 24}, {"Hi", 13}, {"Wi", 17}, {"Y", 7}, {"X", 7}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 3}, {"pad_w", 3}});
+    fewChannels({{"N", 1}, {"G", 2}, {"C", 5}, {"K", 16}, {"Di", 4}, {"Hi", 5}, {"Wi", 9}, {"Z", 2}, {"Y", 3}, {"X", 3}, {"stride_w", 3},
                  {"pad_d", 1}, {"pad_h", 1}, {"pad_w", 2}, {"dil_w", 2}});
     fewChannels({{"N", 3}, {"C", 1}, {"K", 72}, {"Hi", 6}, {"Wi", 4}, {"Y", 3}, {"X", 5}, {"pad_h", 1}, {"pad_w", 3}});
-    int ran = 0;
-    for (const std::string dtype : {"f16", "bf16"})
+    int forward = 0, weight = 0;
+    for (const std::string dtype : {"f16", "bf16"}) {
         for (const std::string slice : {"32", "64"})
             for (const std::string store : {"direct", "staged"})
                 for (const SizeMap& s : sizes)
                     if (runChecked(*t, t->withValues(t->defaultConfig(), {{"FOLD", "1"}, {"dtype", dtype}, {"SLICE", slice}, {"STORE", store}}), s))
-                        ++ran;
-    CHECK(ran == 8 * static_cast<int>(sizes.size()));
+                        ++forward;
+        for (const std::string split : {"1", "4"})
+            for (const SizeMap& s : sizes)
+                if (runChecked(*t,
+                               t->withValues(t->defaultConfig(),
+                                             {{"direction", "bwd_weight"}, {"FOLD", "1"}, {"dtype", dtype}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}}),
+                               s))
+                    ++weight;
+    }
+    CHECK(forward == 8 * static_cast<int>(sizes.size()));
+    CHECK(weight >= 4 * 3);  // at least the three few-channel layers (K a multiple of 8 for dy's rows)
 }
 
 // conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)

@@ -167,6 +167,38 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
                       Catch::Contains("traversal stride (dir == 1 ? 1 : stride_h) = 9") && Catch::Contains("1 to 8"));
 }
 
+// FOLD=1: the maps read the fold kernel's copies, chosen by an expression in of="...": Xf, x
+// with each output column's row of taps as one pixel's channels (3 channels x 7 taps = 21,
+// padded to a whole copy), one tap wide at stride 1 over Wo columns; forward's filter Wf in the
+// same folded rows; bwd_weight's dy as stored.
+TEST_CASE("conv_wgmma's folded maps read the fold kernel's copies", "[templates][tensor_map]") {
+    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
+    auto t = shipped.find("conv_wgmma");
+    REQUIRE(t);
+    const Arch* arch = arches().findArch("sm_90a");
+    REQUIRE(arch);
+    const SizeMap firstLayer = t->withSizes({{"N", "2"}, {"C", "3"}, {"K", "64"}, {"Hi", "20"}, {"Wi", "20"}, {"Y", "7"}, {"X", "7"},
+                                             {"stride_h", "2"}, {"stride_w", "2"}, {"pad_h", "3"}, {"pad_w", "3"}});
+    CHECK_THROWS_WITH(t->resolveArgs(t->defaultConfig(), *arch, firstLayer), Catch::Contains("FOLD = 1"));
+    const Config forward = t->withValues(t->defaultConfig(), {{"FOLD", "1"}, {"SLICE", "32"}, {"BN", "64"}});
+    REQUIRE(t->validate(forward, *arch).empty());
+    std::map<std::string, ResolvedArg> maps = tensorMaps(*t, forward, *arch, firstLayer);
+    CHECK(maps["tmA"].of == "Xf");
+    CHECK(maps["tmA"].dims == std::vector<long long>{32, 10, 20, 1, 2});  // Wo = (20 + 6 - 6 - 1) / 2 + 1 = 10
+    CHECK(maps["tmA"].lower == std::vector<long long>{0, -3, 0});
+    CHECK(maps["tmA"].upper == std::vector<long long>{0, -3, 0});
+    CHECK(maps["tmA"].strides == std::vector<long long>{1, 1, 2, 1, 1});
+    CHECK(maps["tmB"].of == "Wf");
+    CHECK(maps["tmB"].dims == std::vector<long long>{32, 7, 64, 1});  // the folded rows of 7 taps (z, y)
+    const Config weights = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"FOLD", "1"}});
+    REQUIRE(t->validate(weights, *arch).empty());
+    maps = tensorMaps(*t, weights, *arch, firstLayer);
+    CHECK(maps["tmA"].of == "Xf");
+    CHECK(maps["tmA"].dims == std::vector<long long>{64, 10, 20, 1, 2});  // bwd_weight's copies are 64 channels
+    CHECK(maps["tmB"].of == "A");
+    CHECK_FALSE(t->validate(t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}, {"FOLD", "1"}}), *arch).empty());
+}
+
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
     CHECK(arches().findArch("sm_90a")->expressionVariables().at("arch_specific") == 1);
     CHECK(arches().findArch("sm_90")->expressionVariables().at("arch_specific") == 0);
