@@ -58,8 +58,6 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
     if [[ $dir == fwd ]] && ((c % 8)); then echo "direction=fwd,FOLD=1,SLICE=32,BN=64,MT=2,STAGES=8"; return; fi
     if [[ $dir == bwd_weight ]] && ((c % 8)); then echo "direction=bwd_weight,FOLD=1,BN=64,MT=1,STAGES=6,SLICE=64,SPLITK=32"; return; fi
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
-    # The staged epilogue (the default) writes 128-byte rows: 64 channels or more.
-    ((wbn < 64)) && blocks="$blocks,STORE=direct"
     # Patches: every stride phase's taps side by side as the columns (phases x C of them).
     if [[ $dir == bwd_data ]] && ((patches)); then echo "direction=bwd_data,BN=128,MT=2,STAGES=4,SLICE=64"; return; fi
     if [[ $dir == bwd_weight ]]; then  # rows: taps x channels (n), columns: filters (m), K: pixels

@@ -46,9 +46,9 @@ constexpr bool kFold = ${fold};
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
 // channels per store. bwd_weight's tile is dw transposed, which it stores directly.
 constexpr bool kStagedStore = ${STAGED};
-constexpr int kWarpStoreBytes = 16 * 128;          // a warp's 16 pixels, 128 bytes of each
-constexpr int kStoreChunkCols = 128 / int(sizeof(T));  // channels in 128 bytes
 constexpr int kBM = ${BM}, kBN = ${BN}, kBK = ${BK};
+constexpr int kWarpStoreBytes = 16 * 128;  // a warp's 16 pixels, up to 128 bytes of each
+constexpr int kStoreChunkCols = kBN * int(sizeof(T)) < 128 ? kBN : 128 / int(sizeof(T));  // channels stored per pass: 128 bytes, or the tile's 64
 // A tile row is one pixel's (or filter's) kBK channels: 128 bytes with the 128-byte swizzle, or
 // 64 with the 64-byte one (swizzle mode ${swizzle_mode} of the wgmma descriptor).
 constexpr int kRowBytes = kBK * int(sizeof(T));
@@ -72,7 +72,7 @@ constexpr int kSliceBytes = kBK * 128;
 static_assert(kThreads == ${THREADS}, "kernel and manifest disagree on THREADS");
 static_assert(kStages * kStageBytes + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == ${SMEM_BYTES},
               "kernel and manifest disagree on the shared-memory size");
-static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "the staged store writes 128-byte rows of one pixel");
+static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "staged: whole chunks of one pixel's channels (bwd_weight's tile, dw transposed, is stored directly)");
 static_assert((kRowBytes == 128 && kSwizzleMode == 1) || (kRowBytes == 64 && kSwizzleMode == 2), "a tile row is one swizzle span");
 static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes) == 0, "every tile starts on a swizzle period");

@@ -61,9 +61,9 @@ constexpr bool kFold = 0;
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
 // channels per store. bwd_weight's tile is dw transposed, which it stores directly.
 constexpr bool kStagedStore = 1;
-constexpr int kWarpStoreBytes = 16 * 128;          // a warp's 16 pixels, 128 bytes of each
-constexpr int kStoreChunkCols = 128 / int(sizeof(T));  // channels in 128 bytes
 constexpr int kBM = 128, kBN = 128, kBK = 64;
+constexpr int kWarpStoreBytes = 16 * 128;  // a warp's 16 pixels, up to 128 bytes of each
+constexpr int kStoreChunkCols = kBN * int(sizeof(T)) < 128 ? kBN : 128 / int(sizeof(T));  // channels stored per pass: 128 bytes, or the tile's 64
 // A tile row is one pixel's (or filter's) kBK channels: 128 bytes with the 128-byte swizzle, or
 // 64 with the 64-byte one (swizzle mode 1 of the wgmma descriptor).
 constexpr int kRowBytes = kBK * int(sizeof(T));
@@ -87,7 +87,7 @@ constexpr int kSliceBytes = kBK * 128;
 static_assert(kThreads == 384, "kernel and manifest disagree on THREADS");
 static_assert(kStages * kStageBytes + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == 148480,
               "kernel and manifest disagree on the shared-memory size");
-static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "the staged store writes 128-byte rows of one pixel");
+static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "staged: whole chunks of one pixel's channels (bwd_weight's tile, dw transposed, is stored directly)");
 static_assert((kRowBytes == 128 && kSwizzleMode == 1) || (kRowBytes == 64 && kSwizzleMode == 2), "a tile row is one swizzle span");
 static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes) == 0, "every tile starts on a swizzle period");
@@ -259,14 +259,24 @@ using TOut = T;
 // ---- templates/common/wgmma_staged_store.cuh: a warp's wgmma outputs stored through shared memory ----
 // Uses the including template's TAcc (the accumulators), TOut (C), kBN (the
 // tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
-// C in 128 bytes).
+// C stored per pass: 128 bytes of them, or 64 when the tile is that narrow; the tile is whole
+// chunks wide wherever this is called).
+
+constexpr int kStoreChunkBytes = kStoreChunkCols * int(sizeof(TOut));
+constexpr int kStorePieces = kStoreChunkBytes / 16;  // 16-byte pieces of a chunk's row
+constexpr int kStoreRowsPerStep = 32 / kStorePieces;  // rows a warp reads back per step, a piece a lane
+static_assert(kStorePieces == 8 || kStorePieces == 4, "a chunk row is 128 or 64 bytes");
+
+// Where piece p of row r sits: XOR-swizzled so that the 8 rows one fragment write touches fall in
+// different banks (128-byte rows: by r mod 8; 64-byte rows, two to a 128-byte bank line: by r / 2).
+__device__ __forceinline__ int stagedPiece(int r, int p) { return kStorePieces == 8 ? p ^ (r % 8) : p ^ ((r / 2) % 4); }
 
 // One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
-// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
-// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
-// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
-// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
-// 16-byte aligned).
+// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a
+// column chunk at a time: the fragments are written with their 16-byte pieces swizzled by row,
+// then each lane reads one piece back, kStoreRowsPerStep rows per step, and the warp stores whole
+// chunk rows of C (element by element at the matrix's edges or when rows of C are not 16-byte
+// aligned).
 __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
                                             unsigned char* buffer, bool vectorOk) {
     constexpr int kPieceCols = 16 / int(sizeof(TOut));
@@ -283,14 +293,14 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
                 struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
                 pair.v[0] = TOut(acc[4 * j + 2 * h]);
                 pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
-                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
+                *reinterpret_cast<Pair*>(buffer + r * kStoreChunkBytes + stagedPiece(r, byte / 16) * 16 + byte % 16) = pair;
             }
         }
         __syncwarp();
 #pragma unroll
-        for (int step = 0; step < 4; ++step) {
-            const int r = step * 4 + lane / 8, piece = lane % 8;
-            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
+        for (int step = 0; step < 16 / kStoreRowsPerStep; ++step) {
+            const int r = step * kStoreRowsPerStep + lane / kStorePieces, piece = lane % kStorePieces;
+            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * kStoreChunkBytes + stagedPiece(r, piece) * 16);
             const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
             if (gr < M) {
                 TOut* p = C + gr * ldc + gc;

@@ -381,14 +381,24 @@ __device__ __forceinline__ void applyEpilogue(TAcc (&acc)[kAcc], const TOut* __r
 // ---- templates/common/wgmma_staged_store.cuh: a warp's wgmma outputs stored through shared memory ----
 // Uses the including template's TAcc (the accumulators), TOut (C), kBN (the
 // tile's columns), kAcc (accumulators per thread of an m64 block) and kStoreChunkCols (columns of
-// C in 128 bytes).
+// C stored per pass: 128 bytes of them, or 64 when the tile is that narrow; the tile is whole
+// chunks wide wherever this is called).
+
+constexpr int kStoreChunkBytes = kStoreChunkCols * int(sizeof(TOut));
+constexpr int kStorePieces = kStoreChunkBytes / 16;  // 16-byte pieces of a chunk's row
+constexpr int kStoreRowsPerStep = 32 / kStorePieces;  // rows a warp reads back per step, a piece a lane
+static_assert(kStorePieces == 8 || kStorePieces == 4, "a chunk row is 128 or 64 bytes");
+
+// Where piece p of row r sits: XOR-swizzled so that the 8 rows one fragment write touches fall in
+// different banks (128-byte rows: by r mod 8; 64-byte rows, two to a 128-byte bank line: by r / 2).
+__device__ __forceinline__ int stagedPiece(int r, int p) { return kStorePieces == 8 ? p ^ (r % 8) : p ^ ((r / 2) % 4); }
 
 // One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
-// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a 128-byte-wide column chunk at a time: the fragments are
-// written with their 16-byte pieces XOR-swizzled by row (the 8 rows of one write fall in
-// different banks), then each lane reads one piece back, 4 rows per step, and the warp stores
-// whole 128-byte rows of C (element by element at the matrix's edges or when rows of C are not
-// 16-byte aligned).
+// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a
+// column chunk at a time: the fragments are written with their 16-byte pieces swizzled by row,
+// then each lane reads one piece back, kStoreRowsPerStep rows per step, and the warp stores whole
+// chunk rows of C (element by element at the matrix's edges or when rows of C are not 16-byte
+// aligned).
 __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
                                             unsigned char* buffer, bool vectorOk) {
     constexpr int kPieceCols = 16 / int(sizeof(TOut));
@@ -405,14 +415,14 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
                 struct alignas(2 * sizeof(TOut)) Pair { TOut v[2]; } pair;
                 pair.v[0] = TOut(acc[4 * j + 2 * h]);
                 pair.v[1] = TOut(acc[4 * j + 2 * h + 1]);
-                *reinterpret_cast<Pair*>(buffer + r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16) = pair;
+                *reinterpret_cast<Pair*>(buffer + r * kStoreChunkBytes + stagedPiece(r, byte / 16) * 16 + byte % 16) = pair;
             }
         }
         __syncwarp();
 #pragma unroll
-        for (int step = 0; step < 4; ++step) {
-            const int r = step * 4 + lane / 8, piece = lane % 8;
-            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * 128 + ((piece ^ (r % 8)) * 16));
+        for (int step = 0; step < 16 / kStoreRowsPerStep; ++step) {
+            const int r = step * kStoreRowsPerStep + lane / kStorePieces, piece = lane % kStorePieces;
+            const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * kStoreChunkBytes + stagedPiece(r, piece) * 16);
             const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
             if (gr < M) {
                 TOut* p = C + gr * ldc + gc;
