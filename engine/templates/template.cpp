@@ -2,6 +2,7 @@
 
 #include "templates/expression.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -347,11 +348,8 @@ std::string chooseBuffer(const std::string& of, const VariableMap& vars, const s
     if (question == std::string::npos) return of;
     const std::size_t colon = of.find(':', question);
     if (colon == std::string::npos) throw InputError(what + ": of=\"" + of + "\" has a '?' but no ':' (CONDITION ? NAME : NAME)");
-    auto trim = [](std::string s) {
-        const auto first = s.find_first_not_of(" \t\n");
-        return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(" \t\n") - first + 1);
-    };
-    return trim(evaluateExpression(of.substr(0, question), vars) != 0 ? of.substr(question + 1, colon - question - 1) : of.substr(colon + 1));
+    return foldWhitespace(evaluateExpression(of.substr(0, question), vars) != 0 ? of.substr(question + 1, colon - question - 1)
+                                                                                : of.substr(colon + 1));
 }
 
 void resolveTensorMap(const ArgSpec& a, const VariableMap& vars, const std::string& ofText, const std::string& swizzle,

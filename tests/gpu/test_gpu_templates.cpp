@@ -96,6 +96,14 @@ int runEvery(const Template& t, const std::vector<std::vector<std::pair<std::str
     return ran;
 }
 
+// Whether this GPU has the arch-specific target the template's default config needs (sm_90a
+// for the Hopper templates); says so when it has not.
+bool runsOnThisGpu(const Template& t) {
+    if (archForDevice(fixture().arches, fixture().arch->name, t, t.defaultConfig())->expressionVariables().at("arch_specific")) return true;
+    WARN(t.id() << " needs an arch-specific target (sm_90a); this GPU is " << fixture().arch->name);
+    return false;
+}
+
 // KX_GPU_TEMPLATES=scan,filter limits the walk (for a quick look at one template).
 bool selected(const std::string& id) {
     const char* only = std::getenv("KX_GPU_TEMPLATES");
@@ -205,10 +213,7 @@ TEST_CASE("conv: every direction, layout and dtype at every awkward size", "[gpu
 TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward size", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
-    if (!archForDevice(fixture().arches, fixture().arch->name, *t, t->defaultConfig())->expressionVariables().at("arch_specific")) {
-        WARN("conv_wgmma needs sm_90a; this GPU is " << fixture().arch->name);
-        return;
-    }
+    if (!runsOnThisGpu(*t)) return;
     for (const std::string direction : {"fwd", "bwd_data", "bwd_weight"}) {
         std::vector<std::map<std::string, std::string>> configs;
         for (const std::string dtype : {"f16", "bf16"})
@@ -234,10 +239,7 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
 TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
-    if (!archForDevice(fixture().arches, fixture().arch->name, *t, t->defaultConfig())->expressionVariables().at("arch_specific")) {
-        WARN("conv_wgmma needs sm_90a; this GPU is " << fixture().arch->name);
-        return;
-    }
+    if (!runsOnThisGpu(*t)) return;
     std::vector<SizeMap> sizes = t->testSizes();
     auto fewChannels = [&](const SizeMap& changes) {
         SizeMap s = t->defaultSizes();
