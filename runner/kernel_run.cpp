@@ -283,7 +283,11 @@ std::vector<Launch> loadLaunches(DeviceContext& ctx, const nlohmann::json& req, 
     std::vector<Launch> launches = parseLaunches(req);
     for (Launch& l : launches) {
         ctx.check(d.cuModuleGetFunction(&l.fn, res.module, l.kernel.c_str()), "finding kernel '" + l.kernel + "'");
-        if (l.dynamicSmem > 48 * 1024)
+        // A block may use 48 KB of shared memory, static and dynamic together, unless the kernel
+        // is allowed more: a few bytes of static barriers push 48 KB of dynamic memory over.
+        int staticSmem = 0;
+        ctx.check(d.cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l.fn), "reading kernel '" + l.kernel + "''s static shared memory");
+        if (l.dynamicSmem + staticSmem > 48 * 1024)
             ctx.check(d.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.dynamicSmem)),
                       "allowing " + std::to_string(l.dynamicSmem) + " bytes of dynamic shared memory");
         if (l.clusterSize() > 1 && (!d.cuLaunchKernelEx || !d.cuOccupancyMaxActiveClusters))
