@@ -13,14 +13,14 @@ static_assert(kStorePieces == 8 || kStorePieces == 4, "a chunk row is 128 or 64 
 // different banks (128-byte rows: by r mod 8; 64-byte rows, two to a 128-byte bank line: by r / 2).
 __device__ __forceinline__ int stagedPiece(int r, int p) { return kStorePieces == 8 ? p ^ (r % 8) : p ^ ((r / 2) % 4); }
 
-// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
-// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a
-// column chunk at a time: the fragments are written with their 16-byte pieces swizzled by row,
-// then each lane reads one piece back, kStoreRowsPerStep rows per step, and the warp stores whole
-// chunk rows of C (element by element at the matrix's edges or when rows of C are not 16-byte
-// aligned).
-__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
-                                            unsigned char* buffer, bool vectorOk) {
+// One consumer warp's 16 rows of an m64 block (columns col0..col0+kBN of a matrix N wide; the warp's
+// row r, 0..15, is stored if hasRow(r), from rowStart(r) on) through its 2 KB of
+// shared memory at `buffer`, a column chunk at a time: the fragments are written with their
+// 16-byte pieces swizzled by row, then each lane reads one piece back, kStoreRowsPerStep rows per
+// step, and the warp stores whole chunk rows (element by element at the matrix's edge or when
+// rows are not 16-byte aligned).
+template <class HasRow, class RowStart>
+__device__ __forceinline__ void storeStagedRows(HasRow hasRow, RowStart rowStart, int N, int col0, const TAcc (&acc)[kAcc], unsigned char* buffer, bool vectorOk) {
     constexpr int kPieceCols = 16 / int(sizeof(TOut));
     const int lane = static_cast<int>(threadIdx.x) % 32;
 #pragma unroll
@@ -43,9 +43,9 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
         for (int step = 0; step < 16 / kStoreRowsPerStep; ++step) {
             const int r = step * kStoreRowsPerStep + lane / kStorePieces, piece = lane % kStorePieces;
             const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * kStoreChunkBytes + stagedPiece(r, piece) * 16);
-            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
-            if (gr < M) {
-                TOut* p = C + gr * ldc + gc;
+            const int gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
+            if (hasRow(r)) {
+                TOut* p = rowStart(r) + gc;
                 if (vectorOk && gc + kPieceCols <= N) {
                     *reinterpret_cast<uint4*>(p) = v;
                 } else {
@@ -58,6 +58,12 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
         }
         __syncwarp();  // the next chunk overwrites the buffer
     }
+}
+
+// The same for rows row0.. of an M x N matrix whose rows are ldc elements apart.
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
+                                            unsigned char* buffer, bool vectorOk) {
+    storeStagedRows([=](int r) { return row0 + r < M; }, [=](int r) { return C + (row0 + r) * ldc; }, N, col0, acc, buffer, vectorOk);
 }
 
 // ---- end of templates/common/wgmma_staged_store.cuh ----
