@@ -17,14 +17,20 @@
 // weights for the tile's BN columns. bwd_weight: a stage is 64 output pixels; tmA copies them
 // for 64 channels of one tap per 64 rows of the tile, tmB their dy for 64 filters per 64
 // columns, both mn-major (pixels as the rows of shared memory), and wgmma reads both transposed.
+// GATHER=halo (stride 1; fwd, or bwd_data as the forward convolution of dy with the filter
+// mirrored and transposed by the prepare kernel): a tile is 8 rows of kHaloTileW output pixels of
+// one plane; a stage is 64 channels of the input box their windows cover, copied once by tiled
+// copies of 8 channels (tmH), and every tap's A operand is that box shifted (a descriptor offset);
+// the filter's taps for the tile's columns stay in shared memory.
 //
 // Index
 //   [SECTION] Configuration
 //   [SECTION] PTX wrappers     TMA copies (im2col and tiled), mbarrier, wgmma, setmaxnreg
 //   [SECTION] Work units       a block's tiles, their stages, where their outputs go
 //   [SECTION] Producer         the stages of a tile, per direction
+//   [SECTION] Halo gather      stride-1 forward from input boxes: copies, descriptors, pixels
 //   [SECTION] Kernel           roles, the consumers' loop, epilogue
-//   [SECTION] Width fold       few-channel forward: x's and the filter's tap rows as channels
+//   [SECTION] Prepare          FOLD: x's and the filter's tap rows as channels; halo bwd_data: the filter mirrored
 //   [SECTION] Split-K finish   bwd_weight's partial sums added and rounded
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
@@ -52,11 +58,14 @@ using T = __half;
 
 constexpr int kDir = 0;  // 0 fwd, 1 bwd_data, 2 bwd_weight
 constexpr int kSplitK = 1;
-// FOLD: the fold kernel has copied each output column's row of X taps times C channels of x into
+// FOLD: the prepare kernel has copied each output column's row of X taps times C channels of x into
 // one pixel of Xf (and forward the filter's rows into Wf), so this kernel sees a filter one tap
-// wide, at stride 1, over Wo columns of CE channels (see [SECTION] Width fold); bwd_weight's rows
+// wide, at stride 1, over Wo columns of CE channels (see [SECTION] Prepare); bwd_weight's rows
 // are then a folded tap row's channels, tap * C + c, which is dw's own layout.
 constexpr bool kFold = 0;
+// GATHER=halo: A from input boxes shifted per tap, the filter resident (see [SECTION] Halo gather).
+constexpr bool kHalo = 0;
+constexpr int kHaloTileW = 16;  // a halo tile's output columns; it is 8 rows high
 // Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
 // channels per store. bwd_weight's tile is dw transposed, which it stores directly.
@@ -85,7 +94,7 @@ constexpr bool kAMNMajor = 0, kBMNMajor = 0;
 constexpr int kSliceBytes = kBK * 128;
 
 static_assert(kThreads == 384, "kernel and manifest disagree on THREADS");
-static_assert(kStages * kStageBytes + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == 148480,
+static_assert((kHalo ? 0 : kStages * kStageBytes) + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == 148480,
               "kernel and manifest disagree on the shared-memory size");
 static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "staged: whole chunks of one pixel's channels (bwd_weight's tile, dw transposed, is stored directly)");
 static_assert((kRowBytes == 128 && kSwizzleMode == 1) || (kRowBytes == 64 && kSwizzleMode == 2), "a tile row is one swizzle span");
@@ -95,6 +104,8 @@ static_assert(!kBMNMajor || (kBN % 64 == 0 && kATileBytes % 1024 == 0 && kStageB
               "mn-major B: whole 64-wide slices of 128-byte rows with the 128-byte swizzle, on its period");
 static_assert(kAMNMajor == (kDir == 2) && (kSplitK == 1 || kDir == 2), "only bwd_weight reads A mn-major and splits K");
 static_assert(!kFold || kDir != 1, "the width fold is for the directions that read x");
+static_assert(!kHalo || (kDir != 2 && !kFold && !kBMNMajor && kHaloTileW == 8 * kMT * kConsumers),
+              "halo tiles: forward or backward data (the filter k-major), an 8 x 8 pixel block per m64");
 
 // [SECTION] PTX wrappers
 
@@ -207,6 +218,15 @@ __device__ __forceinline__ void tmaLoad4d(unsigned dst, const TensorMap& map, in
         : "memory");
 }
 
+// One tiled copy of a box of a 5-D map at (x0, .., x4); zeros outside it. GATHER=halo's map of x:
+// (channel, width, height, depth, image).
+__device__ __forceinline__ void tmaLoad5d(unsigned dst, const TensorMap& map, int x0, int x1, int x2, int x3, int x4, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(bar)
+        : "memory");
+}
+
 // wgmma's transpose immediates (A, then B): 1 reads that operand mn-major.
 #define KX_WGMMA_TRANSPOSE ", 0, 0"
 // ---- templates/common/wgmma_ss.cuh: wgmma with both operands in shared memory ----
@@ -271,14 +291,14 @@ static_assert(kStorePieces == 8 || kStorePieces == 4, "a chunk row is 128 or 64 
 // different banks (128-byte rows: by r mod 8; 64-byte rows, two to a 128-byte bank line: by r / 2).
 __device__ __forceinline__ int stagedPiece(int r, int p) { return kStorePieces == 8 ? p ^ (r % 8) : p ^ ((r / 2) % 4); }
 
-// One consumer warp's 16 rows of an m64 block (rows row0.., columns col0..col0+kBN of an M x N
-// matrix whose rows are ldc elements apart) through its 2 KB of shared memory at `buffer`, a
-// column chunk at a time: the fragments are written with their 16-byte pieces swizzled by row,
-// then each lane reads one piece back, kStoreRowsPerStep rows per step, and the warp stores whole
-// chunk rows of C (element by element at the matrix's edges or when rows of C are not 16-byte
-// aligned).
-__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
-                                            unsigned char* buffer, bool vectorOk) {
+// One consumer warp's 16 rows of an m64 block (columns col0..col0+kBN of a matrix N wide; the warp's
+// row r, 0..15, is stored if hasRow(r), from rowStart(r) on) through its 2 KB of
+// shared memory at `buffer`, a column chunk at a time: the fragments are written with their
+// 16-byte pieces swizzled by row, then each lane reads one piece back, kStoreRowsPerStep rows per
+// step, and the warp stores whole chunk rows (element by element at the matrix's edge or when
+// rows are not 16-byte aligned).
+template <class HasRow, class RowStart>
+__device__ __forceinline__ void storeStagedRows(HasRow hasRow, RowStart rowStart, int N, int col0, const TAcc (&acc)[kAcc], unsigned char* buffer, bool vectorOk) {
     constexpr int kPieceCols = 16 / int(sizeof(TOut));
     const int lane = static_cast<int>(threadIdx.x) % 32;
 #pragma unroll
@@ -301,9 +321,9 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
         for (int step = 0; step < 16 / kStoreRowsPerStep; ++step) {
             const int r = step * kStoreRowsPerStep + lane / kStorePieces, piece = lane % kStorePieces;
             const uint4 v = *reinterpret_cast<const uint4*>(buffer + r * kStoreChunkBytes + stagedPiece(r, piece) * 16);
-            const int gr = row0 + r, gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
-            if (gr < M) {
-                TOut* p = C + gr * ldc + gc;
+            const int gc = col0 + q * kStoreChunkCols + piece * kPieceCols;
+            if (hasRow(r)) {
+                TOut* p = rowStart(r) + gc;
                 if (vectorOk && gc + kPieceCols <= N) {
                     *reinterpret_cast<uint4*>(p) = v;
                 } else {
@@ -316,6 +336,12 @@ __device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, 
         }
         __syncwarp();  // the next chunk overwrites the buffer
     }
+}
+
+// The same for rows row0.. of an M x N matrix whose rows are ldc elements apart.
+__device__ __forceinline__ void storeStaged(TOut* __restrict__ C, int M, int N, long long ldc, int row0, int col0, const TAcc (&acc)[kAcc],
+                                            unsigned char* buffer, bool vectorOk) {
+    storeStagedRows([=](int r) { return row0 + r < M; }, [=](int r) { return C + (row0 + r) * ldc; }, N, col0, acc, buffer, vectorOk);
 }
 
 // ---- end of templates/common/wgmma_staged_store.cuh ----
@@ -353,6 +379,10 @@ struct Problem {
     int dwC;  // bwd_weight: channels of a tap of dw as stored (FOLD: a folded tap row's X x C)
     int phases, qD, qH, qW, tilesM, cols, walk;
     int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
+    // GATHER=halo: the input box (haloW x haloH x haloD pixels; one box of 8 channels is a
+    // `haloPlane`-byte plane of 16-byte rows), a stage's bytes, the filter's slices of channels
+    // per tap, and the tiles per row and column of an output plane.
+    int haloW, haloH, haloD, haloPlane, haloStage, slices, tilesW, tilesH;
 };
 
 // FOLD: a tap row's X x C channels, padded with zeros to whole copies (kBK channels forward, 64
@@ -393,6 +423,14 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.walk = kDir != 1 || p.phases == 1 ? kUnitStride : (patches ? kPatches : kPhased);
     p.cols = p.walk == kPatches ? p.taps * C : p.outC;
     p.tilesM = (p.walk == kPhased ? p.phases : 1) * ((p.M + kBM - 1) / kBM);
+    if (kHalo) {  // tiles of 8 rows x kHaloTileW columns of one output plane
+        p.haloW = kHaloTileW + dw * (X - 1), p.haloH = 8 + dh * (Y - 1), p.haloD = 1 + dd * (Z - 1);
+        p.haloPlane = (p.haloW * p.haloH * p.haloD * 16 + 127) / 128 * 128;  // each box on 128 bytes, as the TMA writes them
+        p.haloStage = kBK / 8 * p.haloPlane;
+        p.slices = (p.sumC + kBK - 1) / kBK;
+        p.tilesW = (p.outW + kHaloTileW - 1) / kHaloTileW, p.tilesH = (p.outH + 7) / 8;
+        p.tilesM = N * p.outD * p.tilesH * p.tilesW;
+    }
     return p;
 }
 
@@ -458,10 +496,10 @@ __device__ __forceinline__ Unit unitOf(const Problem& p, int unit) {
             u.td = unitStrideTaps(p.dd, p.Z), u.th = unitStrideTaps(p.dh, p.Y), u.tw = unitStrideTaps(p.dw, p.X);
         }
         u.first = 0;
-        u.kTiles = u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
-    } else {  // every tap and slice of channels
+        u.kTiles = kHalo ? p.slices : u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
+    } else {  // every tap and slice of channels (halo: a stage holds every tap of a slice)
         u.first = 0;
-        u.kTiles = p.taps * ((p.sumC + kBK - 1) / kBK);
+        u.kTiles = kHalo ? p.slices : p.taps * ((p.sumC + kBK - 1) / kBK);
     }
     return u;
 }
@@ -671,6 +709,108 @@ __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& 
     }
 }
 
+// [SECTION] Halo gather
+//
+// GATHER=halo, stride 1. A tile is 8 rows of kHaloTileW output pixels of one plane (n, d); its
+// m64 block b is columns 8b..8b+7, the block's row r the pixel (r / 8, 8b + r % 8). Their windows
+// cover an input box of haloW x haloH x haloD pixels from (w0, h0, d) - pad (bwd_data: dy's box
+// from (w0, h0, d) + corner, corner = pad - dil (filter - 1), with the filter mirrored and
+// transposed by the prepare kernel, which makes backward data a forward convolution of dy), and
+// a stage is kBK channels of it: one tiled copy per 8 channels, a plane of 16-byte
+// rows in [depth][row][column] order (zeros outside the image). For tap (z, y, x), block b's 64
+// rows are the box shifted by (z dil_d, y dil_h, x dil_w + 8b): 8 runs of 8 consecutive 16-byte
+// rows, haloW rows apart, which is wgmma's unswizzled k-major layout (core matrices of 8 rows x
+// 16 bytes; the next 8 rows, the next image row, haloW x 16 bytes on: the stride byte offset; the
+// next 8 channels a plane on: the leading byte offset). Every tap reads the same copy, so each
+// input pixel crosses L2 once per tile whose box holds it, not once per tap. The filter's taps
+// for the tile's columns (every tap and slice) stay in shared memory; they are copied again only
+// when a block's next tile has other columns or another group.
+
+struct HaloTile {
+    int n, d, h0, w0;
+};
+__device__ __forceinline__ HaloTile haloTileOf(const Problem& p, const Unit& u) {
+    int tile = u.m0 / kBM;
+    HaloTile t;
+    t.w0 = tile % p.tilesW * kHaloTileW;
+    tile /= p.tilesW;
+    t.h0 = tile % p.tilesH * 8;
+    tile /= p.tilesH;
+    t.d = tile % p.outD, t.n = tile / p.outD;
+    return t;
+}
+
+// The output pixel of row r (0..63) of m64 block b of the tile, or -1 past the plane's edge.
+__device__ __forceinline__ int haloPixel(const Problem& p, const HaloTile& t, int block, int r) {
+    const int h = t.h0 + r / 8, w = t.w0 + 8 * block + r % 8;
+    if (h >= p.outH || w >= p.outW) return -1;
+    return ((t.n * p.outD + t.d) * p.outH + h) * p.outW + w;
+}
+
+// The unswizzled k-major descriptor of a block of one tap: 8 rows of 16 bytes from addr, the next
+// 8 channels `plane` bytes on (leading byte offset), the next 8 rows `rowBytes` on (stride byte
+// offset), swizzle mode 0.
+__device__ __forceinline__ unsigned long long haloDescriptor(unsigned addr, int plane, int rowBytes) {
+    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(plane >> 4) << 16) |
+           (static_cast<unsigned long long>(rowBytes >> 4) << 32);
+}
+
+// The resident filter: its shared-memory address, its barriers (bar[0] full: the producer's
+// copies landed; bar[1] empty: every consumer is done with the previous columns), how often it has
+// been copied and for which columns (group * cols + k0).
+struct HaloFilter {
+    unsigned base;
+    unsigned long long* bar;
+    int loads, key;
+};
+
+// The filter's taps for the unit's columns if they changed, then one stage per slice of channels:
+// kBK / 8 copies of the tile's input box.
+__device__ __forceinline__ void produceHaloTile(const Problem& p, const Unit& u, const TensorMap& tmH, const TensorMap& tmB, const Ring& ring,
+                                                HaloFilter& filter, int& slice) {
+    const int key = u.g * p.cols + u.k0;
+    if (key != filter.key) {
+        if (filter.loads > 0) mbarrierWait(smemAddress(&filter.bar[1]), (filter.loads - 1) & 1);
+        const unsigned full = smemAddress(&filter.bar[0]);
+        mbarrierArriveExpectBytes(full, p.taps * p.slices * kBTileBytes);
+        for (int tap = 0; tap < p.taps; ++tap)
+            for (int s = 0; s < p.slices; ++s) tmaLoad4d(filter.base + (tap * p.slices + s) * kBTileBytes, tmB, s * kBK, tap, u.k0, u.g, full);
+        filter.key = key, ++filter.loads;
+    }
+    const HaloTile t = haloTileOf(p, u);
+    const unsigned boxBytes = p.haloW * p.haloH * p.haloD * 16;
+    const int w = t.w0 + (kDir == 1 ? p.cornerW : -p.pw), h = t.h0 + (kDir == 1 ? p.cornerH : -p.ph), d = t.d + (kDir == 1 ? p.cornerD : -p.pd);
+    for (int s = 0; s < u.kTiles; ++s, ++slice) {
+        const int stage = slice % kStages;
+        mbarrierWait(smemAddress(&ring.emptyBar[stage]), ((slice / kStages) & 1) ^ 1);
+        const unsigned full = smemAddress(&ring.fullBar[stage]);
+        mbarrierArriveExpectBytes(full, kBK / 8 * boxBytes);
+        const unsigned box = ring.base + stage * p.haloStage;
+        for (int i = 0; i < kBK / 8; ++i)
+            tmaLoad5d(box + i * p.haloPlane, tmH, u.g * p.sumC + s * kBK + 8 * i, w, h, d, t.n, full);
+    }
+}
+
+// A consumer's wgmma's for one stage (slice s of the channels): every tap, over the box shifted by
+// the tap, times the tap's resident filter slice.
+__device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box, unsigned filter, int s, int consumer, float (&acc)[kMT][kAcc]) {
+    const int rowBytes = p.haloW * 16;
+    int tap = 0;
+    for (int z = 0; z < p.Z; ++z)
+        for (int y = 0; y < p.Y; ++y)
+            for (int x = 0; x < p.X; ++x, ++tap) {
+                const unsigned shifted = box + ((z * p.dd * p.haloH + y * p.dh) * p.haloW + x * p.dw) * 16;
+                const unsigned bTap = filter + (tap * p.slices + s) * kBTileBytes;
+#pragma unroll
+                for (int ks = 0; ks < kKSteps; ++ks) {  // 16 channels: two planes
+                    const unsigned long long descB = tileDescriptor(bTap + ks * 32);
+#pragma unroll
+                    for (int mt = 0; mt < kMT; ++mt)
+                        wgmmaSS(acc[mt], haloDescriptor(shifted + 2 * ks * p.haloPlane + (consumer * kMT + mt) * 8 * 16, p.haloPlane, rowBytes), descB, 1);
+                }
+            }
+}
+
 }  // namespace kx_conv_wgmma
 
 using namespace kx_conv_wgmma;
@@ -690,12 +830,16 @@ __device__ __forceinline__ void storeTileDirect(T* __restrict__ D, float* __rest
                                                 int t, const float (&acc)[kMT][kAcc], bool pairOk) {
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
-        const int m = u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16 + (t % 32) / 4;
+        const int block = consumer * kMT + mt, r = (t / 32) * 16 + (t % 32) / 4, m = u.m0 + block * 64 + r;
         if (kWalk == kPatches) {
             storePatchBlock(D, p, u, m, t, acc[mt], pairOk);
             continue;
         }
-        const int pixel[2] = {outputPixel<kWalk>(p, u, m), outputPixel<kWalk>(p, u, m + 8)};
+        int pixel[2] = {outputPixel<kWalk>(p, u, m), outputPixel<kWalk>(p, u, m + 8)};
+        if (kHalo) {
+            const HaloTile tile = haloTileOf(p, u);
+            pixel[0] = haloPixel(p, tile, block, r), pixel[1] = haloPixel(p, tile, block, r + 8);
+        }
 #pragma unroll
         for (int j = 0; j < kBN / 8; ++j) {
             const int k = u.k0 + j * 8 + (t % 4) * 2;
@@ -710,21 +854,55 @@ __device__ __forceinline__ void storeTileDirect(T* __restrict__ D, float* __rest
     }
 }
 
+// The block's shared memory: the stage ring (`stageBytes` a stage), GATHER=halo's resident filter,
+// the staged epilogue's buffers, and the barriers.
+struct Shared {
+    unsigned ring, filter;
+    int stageBytes;
+    unsigned char* storeBuffers;
+    unsigned long long *fullBar, *emptyBar, *filterBar;
+};
+
+// A consumer's staged epilogue of its blocks of the unit's tile: row m of an im2col tile is pixel
+// m of D, a halo tile's rows are 8 x 8 pixel blocks; group g's channels start g * outC in.
+__device__ __forceinline__ void storeTileStaged(T* __restrict__ D, const Problem& p, const Unit& u, int consumer, int t, const float (&acc)[kMT][kAcc],
+                                                unsigned char* storeBuffers) {
+    // 16-byte stores need every group's start on 16 bytes.
+    const bool vectorOk = (p.G * p.outC) % 8 == 0 && p.outC % 8 == 0;
+    const long long pitch = static_cast<long long>(p.G) * p.outC;
+    T* out = D + u.g * p.outC;
+    unsigned char* buffer = storeBuffers + (consumer * 4 + t / 32) * kWarpStoreBytes;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+        const int block = consumer * kMT + mt;
+        if constexpr (kHalo) {
+            const HaloTile tile = haloTileOf(p, u);
+            const int row0 = (t / 32) * 16;
+            storeStagedRows([&](int r) { return haloPixel(p, tile, block, row0 + r) >= 0; },
+                            [&](int r) { return out + haloPixel(p, tile, block, row0 + r) * pitch; }, p.outC, u.k0, acc[mt], buffer, vectorOk);
+        } else {
+            storeStaged(out, p.M, p.outC, pitch, u.m0 + block * 64 + (t / 32) * 16, u.k0, acc[mt], buffer, vectorOk);
+        }
+    }
+}
+
 template <int kWalk>
-__device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA, const TensorMap& tmB, T* __restrict__ D, float* __restrict__ partials,
-                                         unsigned smemBase, unsigned char* storeBuffers, unsigned long long* fullBar, unsigned long long* emptyBar) {
+__device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA, const TensorMap& tmB, const TensorMap& tmH, T* __restrict__ D,
+                                         float* __restrict__ partials, const Shared& sm) {
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
     const int units = kSplitK * p.G * p.tilesM * ((p.cols + kBN - 1) / kBN);
 
     if (warpgroup == 0) {
         shrinkRegisters();
         if (threadIdx.x == 0) {
-            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&tmA)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(kHalo ? &tmH : &tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&tmB)) : "memory");
-            const Ring ring{smemBase, fullBar, emptyBar};
+            const Ring ring{sm.ring, sm.fullBar, sm.emptyBar};
+            HaloFilter filter{sm.filter, sm.filterBar, 0, -1};
             int slice = 0;  // stages filled so far, over all of this block's units
             for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-                if (kDir == 2) produceWeightTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
+                if (kHalo) produceHaloTile(p, unitOf<kWalk>(p, unit), tmH, tmB, ring, filter, slice);
+                else if (kDir == 2) produceWeightTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
                 else if (kDir == 1) produceDataTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
                 else produceForwardTile(p, unitOf<kWalk>(p, unit), tmA, tmB, ring, slice);
             }
@@ -738,32 +916,41 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
         float acc[kMT][kAcc];
         int previousStage = 0;
         auto release = [&](int stage) {
-            if (t == 0) mbarrierArrive(smemAddress(&emptyBar[stage]));
+            if (t == 0) mbarrierArrive(smemAddress(&sm.emptyBar[stage]));
         };
-        int slice = 0;
+        int slice = 0, filterLoads = 0, filterKey = -1;
         for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
             const Unit u = unitOf<kWalk>(p, unit);
+            if (kHalo && u.g * p.cols + u.k0 != filterKey) {  // the filter for these columns: free the last, wait for it
+                if (filterKey >= 0 && t == 0) mbarrierArrive(smemAddress(&sm.filterBar[1]));
+                mbarrierWait(smemAddress(&sm.filterBar[0]), filterLoads & 1);
+                filterKey = u.g * p.cols + u.k0, ++filterLoads;
+            }
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
                 for (int i = 0; i < kAcc; ++i) acc[mt][i] = 0.f;
             for (int kt = 0; kt < u.kTiles; ++kt, ++slice) {
                 int stage;
-                const unsigned aTile = beginFullStage(fullBar, slice, kStages, smemBase, kStageBytes, stage);
+                const unsigned aTile = beginFullStage(sm.fullBar, slice, kStages, sm.ring, sm.stageBytes, stage);
+                if constexpr (kHalo) {
+                    multiplyHaloStage(p, aTile, sm.filter, kt, consumer, acc);
+                } else {
 #pragma unroll
-                for (int ks = 0; ks < kKSteps; ++ks) {
-                    // k-major: a k-step is 32 bytes further along the swizzled rows (the hardware
-                    // applies the swizzle to the address); mn-major: 16 rows of k further, two
-                    // 8-row groups (2048 bytes), the leading byte offset stepping between slices.
-                    const unsigned bTile = aTile + kATileBytes;
-                    const unsigned long long descB = kBMNMajor ? descriptor(bTile + ks * 2048, kSliceBytes) : tileDescriptor(bTile + ks * 32);
+                    for (int ks = 0; ks < kKSteps; ++ks) {
+                        // k-major: a k-step is 32 bytes further along the swizzled rows (the hardware
+                        // applies the swizzle to the address); mn-major: 16 rows of k further, two
+                        // 8-row groups (2048 bytes), the leading byte offset stepping between slices.
+                        const unsigned bTile = aTile + kATileBytes;
+                        const unsigned long long descB = kBMNMajor ? descriptor(bTile + ks * 2048, kSliceBytes) : tileDescriptor(bTile + ks * 32);
 #pragma unroll
-                    for (int mt = 0; mt < kMT; ++mt) {
-                        // An m64 block is 64 rows of the k-major tile, or one mn-major slice.
-                        const int block = consumer * kMT + mt;
-                        const unsigned long long descA = kAMNMajor ? descriptor(aTile + block * kSliceBytes + ks * 2048, kSliceBytes)
-                                                                   : tileDescriptor(aTile + block * 64 * kRowBytes + ks * 32);
-                        wgmmaSS(acc[mt], descA, descB, 1);
+                        for (int mt = 0; mt < kMT; ++mt) {
+                            // An m64 block is 64 rows of the k-major tile, or one mn-major slice.
+                            const int block = consumer * kMT + mt;
+                            const unsigned long long descA = kAMNMajor ? descriptor(aTile + block * kSliceBytes + ks * 2048, kSliceBytes)
+                                                                       : tileDescriptor(aTile + block * 64 * kRowBytes + ks * 32);
+                            wgmmaSS(acc[mt], descA, descB, 1);
+                        }
                     }
                 }
                 wgmmaCommit();
@@ -776,18 +963,8 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
             wgmmaWait<0>();
             if (u.kTiles > 0) release(previousStage);
 
-            if constexpr (kStagedStore && kWalk == kUnitStride) {
-                // Row m of the tile is pixel m of D, whose group g's channels start g * outC in;
-                // 16-byte stores need every such start on 16 bytes.
-                const bool vectorOk = (p.G * p.outC) % 8 == 0 && p.outC % 8 == 0;
-                unsigned char* buffer = storeBuffers + (consumer * 4 + t / 32) * kWarpStoreBytes;
-#pragma unroll
-                for (int mt = 0; mt < kMT; ++mt)
-                    storeStaged(D + u.g * p.outC, p.M, p.outC, static_cast<long long>(p.G) * p.outC,
-                                u.m0 + (consumer * kMT + mt) * 64 + (t / 32) * 16, u.k0, acc[mt], buffer, vectorOk);
-            } else {
-                storeTileDirect<kWalk>(D, partials, p, u, consumer, t, acc, pairOk);
-            }
+            if constexpr (kStagedStore && kWalk == kUnitStride) storeTileStaged(D, p, u, consumer, t, acc, sm.storeBuffers);
+            else storeTileDirect<kWalk>(D, partials, p, u, consumer, t, acc, pairOk);
         }
     }
 }
@@ -795,9 +972,9 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
 
 #define KX_CONV_WGMMA_PARAMS                                                                                                        \
     const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ D, float *__restrict__ partials, T *__restrict__ Xf,         \
-        T *__restrict__ Wf,                                                                                                         \
-        const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB, int N, int G, int C, int K, int Di, int Hi, \
-        int Wi, int Z, int Y, int X, int stride_d, int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
+        T *__restrict__ Wf, const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,                          \
+        const __grid_constant__ TensorMap tmH, int N, int G, int C, int K, int Di, int Hi, int Wi, int Z, int Y, int X, int stride_d, \
+        int stride_h, int stride_w, int pad_d, int pad_h, int pad_w, int dil_d, int dil_h, int dil_w
 #define KX_CONV_WGMMA_SIZES N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x128_c2_s4_p1(KX_CONV_WGMMA_PARAMS) {
@@ -805,22 +982,36 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
     const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
 
     extern __shared__ unsigned char smemRaw[];
-    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages];
+    __shared__ __align__(8) unsigned long long fullBar[kStages], emptyBar[kStages], filterBar[2];
     // The swizzle pattern repeats every 1024 bytes (128-byte) or 512 (64-byte), and the
-    // descriptors assume the tiles start on such a boundary.
+    // descriptors assume the tiles start on such a boundary. GATHER=halo: the filter's taps first
+    // (whole tiles of kBTileBytes), then the ring of input boxes.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
-    unsigned char* storeBuffers = smemRaw + (smemBase - smemAddress(smemRaw)) + kStages * kStageBytes;
+    const int filterBytes = kHalo ? p.taps * p.slices * kBTileBytes : 0;
+    const int stageBytes = kHalo ? p.haloStage : kStageBytes;
+    const Shared sm{smemBase + filterBytes, smemBase, stageBytes,
+                    smemRaw + (smemBase - smemAddress(smemRaw)) + filterBytes + kStages * stageBytes, fullBar, emptyBar, filterBar};
 
+    if (kHalo && threadIdx.x == 0) {  // initStageBarriers' fence and __syncthreads publish these too
+        mbarrierInit(smemAddress(&filterBar[0]), 1);
+        mbarrierInit(smemAddress(&filterBar[1]), kConsumers);
+    }
     initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
 
-    if (kDir == 1 && p.walk == kPhased) runRoles<kPhased>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
-    else if (kDir == 1 && p.walk == kPatches) runRoles<kPatches>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
-    else runRoles<kUnitStride>(p, tmA, tmB, D, partials, smemBase, storeBuffers, fullBar, emptyBar);
+    if (kDir == 1 && p.walk == kPhased) runRoles<kPhased>(p, tmA, tmB, tmH, D, partials, sm);
+    else if (kDir == 1 && p.walk == kPatches) runRoles<kPatches>(p, tmA, tmB, tmH, D, partials, sm);
+    else runRoles<kUnitStride>(p, tmA, tmB, tmH, D, partials, sm);
 }
 
-// [SECTION] Width fold
+// [SECTION] Prepare
 //
-// Launched first, and timed with the convolution, only with FOLD: a layer with few channels (an
+// Launched first, and timed with the convolution, with FOLD or GATHER=halo's bwd_data.
+//
+// GATHER=halo, bwd_data: Wf is the filter mirrored (tap t of Z x Y x X becomes taps - 1 - t, each
+// axis reversed) and transposed (G x C x taps x K), one element a thread; dx is then the forward
+// convolution of dy with Wf (padding dil (filter - 1) - pad), K channels summed.
+//
+// FOLD: a layer with few channels (an
 // image's 3) gives the TMA rows shorter than its 16 bytes and each tap only C values to sum. Xf
 // holds, for every output column wo of every input row, the row's X taps side by side as one
 // pixel's channels, j = tap * C + c: x at column wo * stride_w - pad_w + tap * dil_w (zero past
@@ -864,8 +1055,17 @@ __device__ __forceinline__ Chunk8 foldedChunk(const T* line, int at, int tap0, i
 
 }  // namespace kx_conv_wgmma
 
-extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s4_p1_fold(KX_CONV_WGMMA_PARAMS) {
-    (void)D, (void)partials, (void)tmA, (void)tmB;
+extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s4_p1_prepare(KX_CONV_WGMMA_PARAMS) {
+    (void)D, (void)partials, (void)tmA, (void)tmB, (void)tmH, (void)Xf;
+    if constexpr (kHalo && kDir == 1) {
+        const int taps = Z * Y * X;
+        const long long i = blockIdx.x * 256LL + threadIdx.x;
+        if (i >= static_cast<long long>(G) * C * taps * K) return;
+        const int k = static_cast<int>(i % K), mirrored = static_cast<int>(i / K % taps);
+        const long long gc = i / (static_cast<long long>(K) * taps);  // g * C + c
+        const long long g = gc / C, c = gc % C;
+        Wf[i] = B[((g * K + k) * taps + (taps - 1 - mirrored)) * C + c];
+    }
     if constexpr (kFold) {
         const int Wo = (Wi + 2 * pad_w - dil_w * (X - 1) - 1) / stride_w + 1;
         const int folded = foldedChannels(X, C), chunks = folded / 8, rowChannels = X * C;
@@ -913,7 +1113,7 @@ extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s
 // partial sums, added in split order (the result does not depend on which unit finished first)
 // and rounded once.
 extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s4_p1_finish(KX_CONV_WGMMA_PARAMS) {
-    (void)A, (void)B, (void)Xf, (void)Wf, (void)tmA, (void)tmB;
+    (void)A, (void)B, (void)Xf, (void)Wf, (void)tmA, (void)tmB, (void)tmH;
     if constexpr (kDir == 2 && kSplitK > 1) {
         const Problem p = makeProblem(KX_CONV_WGMMA_SIZES);
         const long long total = static_cast<long long>(G) * K * p.taps * p.dwC;  // every element of dw

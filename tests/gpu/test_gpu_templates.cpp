@@ -104,6 +104,13 @@ bool runsOnThisGpu(const Template& t) {
     return false;
 }
 
+// The template's default problem with some sizes changed.
+SizeMap defaultSizesWith(const Template& t, const SizeMap& changes) {
+    SizeMap s = t.defaultSizes();
+    for (const auto& [key, value] : changes) s[key] = value;
+    return s;
+}
+
 // KX_GPU_TEMPLATES=scan,filter limits the walk (for a quick look at one template).
 bool selected(const std::string& id) {
     const char* only = std::getenv("KX_GPU_TEMPLATES");
@@ -241,11 +248,7 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
     REQUIRE(t);
     if (!runsOnThisGpu(*t)) return;
     std::vector<SizeMap> sizes = t->testSizes();
-    auto fewChannels = [&](const SizeMap& changes) {
-        SizeMap s = t->defaultSizes();
-        for (const auto& [key, value] : changes) s[key] = value;
-        sizes.push_back(s);
-    };
+    auto fewChannels = [&](const SizeMap& changes) { sizes.push_back(defaultSizesWith(*t, changes)); };
     fewChannels({{"N", 2}, {"C", 3}, {"K", 24}, {"Hi", 13}, {"Wi", 17}, {"Y", 7}, {"X", 7}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 3}, {"pad_w", 3}});
     fewChannels({{"N", 1}, {"G", 2}, {"C", 5}, {"K", 16}, {"Di", 4}, {"Hi", 5}, {"Wi", 9}, {"Z", 2}, {"Y", 3}, {"X", 3}, {"stride_w", 3},
                  {"pad_d", 1}, {"pad_h", 1}, {"pad_w", 2}, {"dil_w", 2}});
@@ -267,6 +270,38 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
     }
     CHECK(forward == 8 * static_cast<int>(sizes.size()));
     CHECK(weight >= 4 * 3);  // at least the three few-channel layers (K a multiple of 8 for dy's rows)
+}
+
+// conv_wgmma's halo gather (stride 1, forward and backward data): both directions and dtypes,
+// tiles 8, 16 and 32 pixels wide, both stage widths and stores, at every awkward size with stride
+// 1 and at two more 3-D layers: UNet's first layer in small (its tiles cut at every edge), and 3
+// groups with dilated depth and width and padding past the filter's reach. Several column tiles
+// (K = 131) and groups make the resident filter be copied again between a block's tiles. One
+// backward data config (K = 40, 32 channels a stage) needs exactly 48 KB of dynamic shared memory
+// beside its static barriers: the runner must allow the block more than 48 KB.
+TEST_CASE("conv_wgmma: the halo gather at every stride-1 awkward size", "[gpu][templates][conv]") {
+    const Template* t = fixture().templates.find("conv_wgmma").get();
+    REQUIRE(t);
+    if (!runsOnThisGpu(*t)) return;
+    std::vector<SizeMap> sizes = t->testSizes();
+    auto layer = [&](const SizeMap& changes) { sizes.push_back(defaultSizesWith(*t, changes)); };
+    layer({{"N", 2}, {"C", 32}, {"K", 32}, {"Di", 9}, {"Hi", 13}, {"Wi", 17}, {"Z", 3}, {"pad_d", 1}});
+    layer({{"N", 1}, {"G", 3}, {"C", 16}, {"K", 24}, {"Di", 4}, {"Hi", 5}, {"Wi", 19}, {"Z", 2}, {"pad_d", 2}, {"pad_h", 0}, {"pad_w", 4},
+           {"dil_d", 2}, {"dil_w", 3}});
+    for (const std::string direction : {"fwd", "bwd_data"}) {
+        int ran = 0;
+        for (const std::string dtype : {"f16", "bf16"})
+            for (const std::string slice : {"32", "64"})
+                for (const auto& [mt, consumers] : {std::pair{"1", "1"}, std::pair{"1", "2"}, std::pair{"2", "2"}})
+                    for (const std::string store : {"direct", "staged"}) {
+                        const Config c = t->withValues(t->defaultConfig(), {{"direction", direction}, {"GATHER", "halo"}, {"dtype", dtype}, {"SLICE", slice},
+                                                                            {"BN", "32"}, {"MT", mt}, {"CONSUMERS", consumers}, {"STAGES", "2"}, {"STORE", store}});
+                        for (const SizeMap& s : sizes)
+                            if (runChecked(*t, c, s)) ++ran;
+                    }
+        INFO(direction);
+        CHECK(ran >= 2 * 2 * 5 * 3);  // each dtype and store at the five stride-1 sizes, with 32 channels a stage at least
+    }
 }
 
 // conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)

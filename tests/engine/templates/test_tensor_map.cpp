@@ -83,21 +83,30 @@ TEST_CASE("malformed tensor_map args name the file and line", "[templates][tenso
     CHECK(corner->message.find("one corner offset per spatial dimension (3)") != std::string::npos);
 }
 
+// The shipped conv_wgmma, and sm_90a, the target it needs.
+struct ShippedConvWgmma {
+    TemplateLibrary library = TemplateLibrary::load(sourceDir() / "templates");
+    std::shared_ptr<const Template> t = library.find("conv_wgmma");
+    const Arch* arch = arches().findArch("sm_90a");
+    ShippedConvWgmma() {
+        REQUIRE(t);
+        REQUIRE(arch);
+    }
+};
+
 // conv_wgmma gathers x through an im2col map: channels, width, height, depth and images, a
 // column of BM pixels of 64 channels, the window corners' bounding box from the padding, the
 // dilated filter and the strides; the filter through a tiled map of one tap at a time.
 TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates][tensor_map]") {
-    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
-    auto t = shipped.find("conv_wgmma");
-    REQUIRE(t);
-    const Arch* arch = arches().findArch("sm_90a");
-    REQUIRE(arch);
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
     CHECK(t->validate(t->defaultConfig(), *arch).empty());
     CHECK_FALSE(t->validate(t->defaultConfig(), *arches().findArch("sm_90")).empty());
     const SizeMap sizes = t->withSizes({{"N", "2"}, {"G", "3"}, {"C", "16"}, {"K", "40"}, {"Hi", "7"}, {"Wi", "9"}, {"X", "2"},
                                         {"stride_w", "2"}, {"pad_w", "3"}, {"dil_w", "2"}});
     std::map<std::string, ResolvedArg> maps = tensorMaps(*t, t->defaultConfig(), *arch, sizes);
-    REQUIRE(maps.size() == 2);
+    REQUIRE(maps.size() == 3);  // tmA, tmB, and GATHER=halo's tmH (unused by this config)
     const ResolvedArg& x = maps["tmA"];
     CHECK(x.mode == "im2col");
     CHECK(x.dims == std::vector<long long>{48, 9, 7, 1, 2});
@@ -172,11 +181,9 @@ TEST_CASE("conv_wgmma's im2col map follows the convolution's shape", "[templates
 // padded to a whole copy), one tap wide at stride 1 over Wo columns; forward's filter Wf in the
 // same folded rows; bwd_weight's dy as stored.
 TEST_CASE("conv_wgmma's folded maps read the fold kernel's copies", "[templates][tensor_map]") {
-    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
-    auto t = shipped.find("conv_wgmma");
-    REQUIRE(t);
-    const Arch* arch = arches().findArch("sm_90a");
-    REQUIRE(arch);
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
     const SizeMap firstLayer = t->withSizes({{"N", "2"}, {"C", "3"}, {"K", "64"}, {"Hi", "20"}, {"Wi", "20"}, {"Y", "7"}, {"X", "7"},
                                              {"stride_h", "2"}, {"stride_w", "2"}, {"pad_h", "3"}, {"pad_w", "3"}});
     CHECK_THROWS_WITH(t->resolveArgs(t->defaultConfig(), *arch, firstLayer), Catch::Contains("FOLD = 1"));
@@ -197,6 +204,48 @@ TEST_CASE("conv_wgmma's folded maps read the fold kernel's copies", "[templates]
     CHECK(maps["tmA"].dims == std::vector<long long>{64, 10, 20, 1, 2});  // bwd_weight's copies are 64 channels
     CHECK(maps["tmB"].of == "A");
     CHECK_FALSE(t->validate(t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}, {"FOLD", "1"}}), *arch).empty());
+}
+
+// GATHER=halo: a third map, tmH, copies a tile's input box (8 channels, the tile's 8 x
+// 8*MT*CONSUMERS pixels plus the filter's reach, one plane per depth tap) of x, or backward of dy;
+// backward data's filter map then reads Wf (the filter mirrored and transposed: K channels, taps,
+// C rows) k-major. Unused, tmH describes 8 elements of Wf. Strided layers, boxes over 256 a side
+// and a filter that does not fit shared memory are refused in words, and so is bwd_weight.
+TEST_CASE("conv_wgmma's halo map copies a tile's input box", "[templates][tensor_map]") {
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
+    const SizeMap unet = t->withSizes({{"N", "2"}, {"C", "32"}, {"K", "48"}, {"Di", "9"}, {"Hi", "13"}, {"Wi", "17"}, {"Z", "3"}, {"pad_d", "1"}});
+    std::map<std::string, ResolvedArg> maps = tensorMaps(*t, t->defaultConfig(), *arch, unet);
+    CHECK(maps["tmH"].of == "Wf");
+    CHECK(maps["tmH"].dims == std::vector<long long>{8, 1, 1, 1, 1});
+    const Config forward = t->withValues(t->defaultConfig(), {{"GATHER", "halo"}, {"SLICE", "32"}, {"BN", "32"}, {"STAGES", "2"}});
+    REQUIRE(t->validate(forward, *arch).empty());
+    maps = tensorMaps(*t, forward, *arch, unet);
+    CHECK(maps["tmH"].of == "A");
+    CHECK(maps["tmH"].mode == "tile");
+    CHECK(maps["tmH"].dims == std::vector<long long>{32, 17, 13, 9, 2});
+    CHECK(maps["tmH"].box == std::vector<long long>{8, 18, 10, 3, 1});  // 16 columns + 2, 8 rows + 2, 3 planes
+    CHECK(maps["tmH"].swizzle == "none");
+    CHECK(maps["tmB"].of == "B");
+    const Config data = t->withValues(forward, {{"direction", "bwd_data"}});
+    REQUIRE(t->validate(data, *arch).empty());
+    maps = tensorMaps(*t, data, *arch, unet);
+    CHECK(maps["tmH"].of == "A");
+    CHECK(maps["tmH"].dims == std::vector<long long>{48, 17, 13, 9, 2});  // dy: K channels, the output's pixels
+    CHECK(maps["tmB"].of == "Wf");
+    CHECK(maps["tmB"].dims == std::vector<long long>{48, 27, 32, 1});
+    CHECK(maps["tmB"].box == std::vector<long long>{32, 1, 32, 1});
+    CHECK(maps["tmB"].swizzle == "64B");
+    // Refused: a stride, a box over 256 a side, more shared memory than a block has, bwd_weight.
+    CHECK_THROWS_WITH(t->resolveArgs(forward, *arch, t->withSizes({{"stride_h", "2"}})), Catch::Contains("needs stride 1"));
+    CHECK_THROWS_WITH(t->resolveArgs(forward, *arch, t->withSizes({{"X", "3"}, {"dil_w", "200"}, {"Wi", "500"}})),
+                      Catch::Contains("the TMA's boxes are at most 256 a side"));
+    CHECK_THROWS_WITH(t->resolveArgs(t->withValues(forward, {{"BN", "256"}}), *arch, t->withSizes({{"C", "256"}})),
+                      Catch::Contains("GATHER=halo keeps 2 stages of input boxes and the filter's taps for 256 columns"));
+    const std::vector<Violation> weight = t->validate(t->withValues(forward, {{"direction", "bwd_weight"}, {"BN", "64"}}), *arch);
+    REQUIRE(weight.size() == 1);
+    CHECK(weight[0].message.find("not bwd_weight") != std::string::npos);
 }
 
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
@@ -279,11 +328,9 @@ TEST_CASE("gemm_wgmma's tensor maps follow the layout", "[templates][tensor_map]
 // A <requirement> refuses a problem the kernel cannot run, in words, before anything is compiled
 // or launched; the config itself stays valid.
 TEST_CASE("a problem that breaks a template's requirement is refused with its message", "[templates][tensor_map]") {
-    TemplateLibrary shipped = TemplateLibrary::load(sourceDir() / "templates");
-    auto t = shipped.find("conv_wgmma");
-    REQUIRE(t);
-    const Arch* arch = arches().findArch("sm_90a");
-    REQUIRE(arch);
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
     const Config backward = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}});
     CHECK(t->problemRefusal(backward, *arch, t->withSizes({})).empty());
     const std::string oddFilters = t->problemRefusal(backward, *arch, t->withSizes({{"K", "12"}}));
