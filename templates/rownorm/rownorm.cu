@@ -154,14 +154,29 @@ __device__ __forceinline__ float exp2Ftz(float x) {
 // multiply: every result bf16 can hold (down to 2^-133) survives, for one instruction an element
 // where the non-flushing form's range fix-up takes three. f32 keeps that fix-up: its tolerance
 // is too narrow for the rounding a raised exponent adds.
+// Where a vector is whole pairs (sm_80 and later), the 2^-8 is applied to the packed output
+// instead, one fma.rn.bf16x2 per two elements (scalePairs); a result in bf16's subnormal range is
+// then rounded twice, and lands within one subnormal step (2^-133) of the once-rounded value.
 constexpr float kOutShift = IsBf16<T>::value ? 8.0f : 0.0f;
 constexpr float kOutScale = 0.00390625f;  // 2^-8, undoing bf16's kOutShift
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr bool kPairScale = kOp == 0 && IsBf16<T>::value && kVec % 2 == 0;
+#else
+constexpr bool kPairScale = false;
+#endif
 __device__ __forceinline__ float exp2Out(float x) {
-    if (IsHalf<T>::value) return exp2Ftz(x);
+    if (IsHalf<T>::value || kPairScale) return exp2Ftz(x);
     if (IsBf16<T>::value) return exp2Ftz(x) * kOutScale;
     float y;
     asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+// bf16 softmax's packed outputs times 2^-8 (kPairScale): x * 2^-8 + (-0), both halves at once.
+__device__ __forceinline__ void scalePairs(Pack& p) {
+    unsigned int* w = reinterpret_cast<unsigned int*>(p.v);
+#pragma unroll
+    for (int k = 0; k < kVec / 2; ++k) asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(w[k]) : "r"(w[k]), "r"(0x3B803B80u), "r"(0x80008000u));
 }
 
 // [SECTION] Staging
@@ -556,6 +571,7 @@ extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
                     if (kOp == 0 && kFuse == 2) dropOut(o, first, seed, dropBelow);
                     out = pack(o);
                 }
+                if constexpr (kPairScale) scalePairs(out);
                 if (vectorRows) {
                     *reinterpret_cast<Pack*>(yRow[j] + col) = out;
                 } else {
