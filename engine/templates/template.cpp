@@ -296,7 +296,7 @@ std::string Template::renderSource(const std::string& source, const std::map<std
         const auto piece = m_pieces.find(inc.name);
         if (piece == m_pieces.end())
             throw InputError(where + ":" + std::to_string(inc.line) + ": shared piece " + inc.name + " was not loaded with the template");
-        out += substitute(piece->second, values, "templates/" + inc.name, 1);
+        out += substitute(piece->second, values, inc.local ? m_manifest.folder + "/" + inc.name : "templates/" + inc.name, 1);
         if (!out.empty() && out.back() != '\n') out += '\n';
         const std::size_t lineEnd = source.find('\n', lineStart);
         start = lineEnd == std::string::npos ? source.size() : lineEnd + 1;

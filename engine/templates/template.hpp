@@ -82,6 +82,8 @@ public:
     // The source of a language; empty when the template has none.
     const std::string& kernelSource(const std::string& language) const;
     bool hasLanguage(const std::string& language) const { return m_sources.count(language) > 0; }
+    // The pieces its sources include, shared ("common/NAME.cuh") and its own ("NAME.cuh"), by name.
+    const SharedPieces& pieces() const { return m_pieces; }
     // The language an arch compiles: "hip" on AMD arches when the template has a HIP source,
     // else "cuda".
     std::string languageFor(const Arch& arch) const;

@@ -71,7 +71,7 @@ std::shared_ptr<const Template> loadTemplateFolder(const fs::path& folder) {
     SharedPieces pieces;
     for (const auto& [lang, relative] : m.sourceFiles) {
         sources[lang] = readTemplateFile(m, relative, m.sourceFileLines[lang]);
-        pieces.merge(readSharedPieces(sources[lang], sharedPiecesRoot(), (fs::path(m.folder) / relative).string()));
+        pieces.merge(readSharedPieces(sources[lang], sharedPiecesRoot(), (fs::path(m.folder) / relative).string(), localPiecesIn(folder)));
     }
     auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources), std::move(pieces));
     checkManifestValues(*tmpl);
@@ -90,7 +90,13 @@ std::shared_ptr<const Template> templateFromText(const std::string& manifestXml,
         if (it->second.size() > kMaxTemplateFileBytes)
             fail(manifestFile, m.sourceFileLines[lang], "kernel source '" + relative + "' is over " + std::to_string(kMaxTemplateFileBytes) + " bytes");
         sources[lang] = it->second;
-        pieces.merge(readSharedPieces(it->second, sharedPiecesRoot(), (folder / relative).string()));
+        // The template's own pieces come with the carried files.
+        const LocalPieceReader carried = [&](const std::string& name, const std::string& location) {
+            const auto piece = files.find(name);
+            if (piece == files.end()) throw InputError(location + "piece " + name + " is not among the template's files");
+            return piece->second;
+        };
+        pieces.merge(readSharedPieces(it->second, sharedPiecesRoot(), (folder / relative).string(), carried));
     }
     auto tmpl = std::make_shared<const Template>(std::move(m), std::move(sources), std::move(pieces));
     checkManifestValues(*tmpl);

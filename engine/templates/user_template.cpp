@@ -271,6 +271,8 @@ TemplateFiles filesOfTemplate(const Template& tmpl) {
     if (!in && !in.eof()) throw InputError("cannot read " + m.manifestFile);
     TemplateFiles files = {{kManifestFileName, std::move(manifest)}};
     for (const auto& [lang, relative] : m.sourceFiles) files[relative] = tmpl.kernelSource(lang);
+    for (const auto& [name, text] : tmpl.pieces())
+        if (name.find('/') == std::string::npos) files[name] = text;  // its own pieces ("common/..." are every installation's)
     return files;
 }
 

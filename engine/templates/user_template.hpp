@@ -43,7 +43,7 @@ std::string freeTemplateId(const TemplateLibrary& library, const std::filesystem
 // InputError when the XML does not parse or its root is not <template>.
 std::string manifestWithId(const std::string& manifestXml, const std::string& id);
 
-// The files of a template as loaded: its manifest.xml and the sources it names, read from its folder.
+// The files of a template as loaded: its manifest.xml, the sources it names and its own pieces.
 TemplateFiles filesOfTemplate(const Template& tmpl);
 
 // Every regular file directly in `folder` (a template folder that may not load: the editor opens
