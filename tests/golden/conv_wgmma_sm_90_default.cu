@@ -28,10 +28,11 @@
 //   [SECTION] PTX wrappers     TMA copies (im2col and tiled), mbarrier, wgmma, setmaxnreg
 //   [SECTION] Work units       a block's tiles, their stages, where their outputs go
 //   [SECTION] Producer         the stages of a tile, per direction
-//   [SECTION] Halo gather      stride-1 forward from input boxes: copies, descriptors, pixels
+//   [SECTION] Halo gather      stride 1 from input boxes: copies, descriptors, pixels (halo_gather.cuh)
 //   [SECTION] Kernel           roles, the consumers' loop, epilogue
-//   [SECTION] Prepare          FOLD: x's and the filter's tap rows as channels; halo bwd_data: the filter mirrored
-//   [SECTION] Split-K finish   bwd_weight's partial sums added and rounded
+//   [SECTION] Prepare          FOLD: x's and the filter's tap rows as channels; halo bwd_data: the
+//                              filter mirrored (prepare_and_finish.cuh)
+//   [SECTION] Split-K finish   bwd_weight's partial sums added and rounded (prepare_and_finish.cuh)
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
 // Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
@@ -709,6 +710,10 @@ __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& 
     }
 }
 
+// ---- templates/conv_wgmma/halo_gather.cuh: GATHER=halo, the input box a tile reads at every tap ----
+// Part of conv_wgmma.cu (inside its namespace, after the producer): the halo tiles, their copies,
+// the shifted descriptors and where their rows go.
+
 // [SECTION] Halo gather
 //
 // GATHER=halo, stride 1. A tile is 8 rows of kHaloTileW output pixels of one plane (n, d); its
@@ -810,6 +815,8 @@ __device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box
                 }
             }
 }
+
+// ---- end of templates/conv_wgmma/halo_gather.cuh ----
 
 }  // namespace kx_conv_wgmma
 
@@ -1003,6 +1010,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
     else runRoles<kUnitStride>(p, tmA, tmB, tmH, D, partials, sm);
 }
 
+// ---- templates/conv_wgmma/prepare_and_finish.cuh: the kernels launched around the convolution ----
+// Part of conv_wgmma.cu (after the convolution kernel): conv_wgmma_fwd_f16_m1x128_c2_s4_p1_prepare (FOLD's copies, or
+// GATHER=halo's mirrored filter for bwd_data) before it, conv_wgmma_fwd_f16_m1x128_c2_s4_p1_finish (bwd_weight's Split-K) after.
+
 // [SECTION] Prepare
 //
 // Launched first, and timed with the convolution, with FOLD or GATHER=halo's bwd_data.
@@ -1125,3 +1136,5 @@ extern "C" __global__ void __launch_bounds__(256) conv_wgmma_fwd_f16_m1x128_c2_s
         }
     }
 }
+
+// ---- end of templates/conv_wgmma/prepare_and_finish.cuh ----
