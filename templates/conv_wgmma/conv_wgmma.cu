@@ -49,8 +49,9 @@ constexpr int kSplitK = ${SPLITK};
 // wide, at stride 1, over Wo columns of CE channels (see [SECTION] Prepare); bwd_weight's rows
 // are then a folded tap row's channels, tap * C + c, which is dw's own layout.
 constexpr bool kFold = ${fold};
-// GATHER=halo: A from input boxes shifted per tap, the filter resident (see [SECTION] Halo gather).
-constexpr bool kHalo = ${halo};
+// GATHER=halo: A from input planes shifted per tap, the filter resident or streamed with the
+// stages (HALO_FILTER; see [SECTION] Halo gather).
+constexpr bool kHalo = ${halo}, kHaloStream = ${halo_stream};
 constexpr int kHaloTileW = ${HALO_TILE_W};  // a halo tile's output columns; it is 8 rows high
 // Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
@@ -170,10 +171,12 @@ struct Problem {
     int dwC;  // bwd_weight: channels of a tap of dw as stored (FOLD: a folded tap row's X x C)
     int phases, qD, qH, qW, tilesM, cols, walk;
     int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
-    // GATHER=halo: the input box (haloW x haloH x haloD pixels; one box of 8 channels is a
-    // `haloPlane`-byte plane of 16-byte rows), a stage's bytes, the filter's slices of channels
-    // per tap, and the tiles per row and column of an output plane.
-    int haloW, haloH, haloD, haloPlane, haloStage, slices, tilesW, tilesH;
+    // GATHER=halo: the input box a stage holds (haloW x haloH x haloD pixels: every plane the
+    // filter reaches, or with HALO_FILTER=streamed one; 8 channels of it are a `haloPlane`-byte
+    // copy of 16-byte rows, a stage's kBK channels `haloA` bytes), a stage's bytes (streamed: the
+    // plane's taps of the filter after haloA), the filter's slices of channels per tap, and the
+    // tiles per row and column of an output plane.
+    int haloW, haloH, haloD, haloPlane, haloA, haloStage, slices, tilesW, tilesH;
 };
 
 // FOLD: a tap row's X x C channels, padded with zeros to whole copies (kBK channels forward, 64
@@ -215,9 +218,11 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.cols = p.walk == kPatches ? p.taps * C : p.outC;
     p.tilesM = (p.walk == kPhased ? p.phases : 1) * ((p.M + kBM - 1) / kBM);
     if (kHalo) {  // tiles of 8 rows x kHaloTileW columns of one output plane
-        p.haloW = kHaloTileW + dw * (X - 1), p.haloH = 8 + dh * (Y - 1), p.haloD = 1 + dd * (Z - 1);
-        p.haloPlane = (p.haloW * p.haloH * p.haloD * 16 + 127) / 128 * 128;  // each box on 128 bytes, as the TMA writes them
-        p.haloStage = kBK / 8 * p.haloPlane;
+        p.haloW = kHaloTileW + dw * (X - 1), p.haloH = 8 + dh * (Y - 1), p.haloD = kHaloStream ? 1 : 1 + dd * (Z - 1);
+        p.haloPlane = (p.haloW * p.haloH * p.haloD * 16 + 127) / 128 * 128;  // each copy on 128 bytes, as the TMA writes them
+        p.haloA = kBK / 8 * p.haloPlane;
+        // Streamed filter taps start on 1024 bytes, their swizzle's period (the manifest's HALO_STAGE).
+        p.haloStage = kHaloStream ? (p.haloA + 1023) / 1024 * 1024 + Y * X * kBTileBytes : p.haloA;
         p.slices = (p.sumC + kBK - 1) / kBK;
         p.tilesW = (p.outW + kHaloTileW - 1) / kHaloTileW, p.tilesH = (p.outH + 7) / 8;
         p.tilesM = N * p.outD * p.tilesH * p.tilesW;
@@ -287,10 +292,10 @@ __device__ __forceinline__ Unit unitOf(const Problem& p, int unit) {
             u.td = unitStrideTaps(p.dd, p.Z), u.th = unitStrideTaps(p.dh, p.Y), u.tw = unitStrideTaps(p.dw, p.X);
         }
         u.first = 0;
-        u.kTiles = kHalo ? p.slices : u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
-    } else {  // every tap and slice of channels (halo: a stage holds every tap of a slice)
+        u.kTiles = kHalo ? p.slices * (kHaloStream ? p.Z : 1) : u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
+    } else {  // every tap and slice of channels (halo: a stage holds a slice, streamed of one plane)
         u.first = 0;
-        u.kTiles = kHalo ? p.slices : p.taps * ((p.sumC + kBK - 1) / kBK);
+        u.kTiles = kHalo ? p.slices * (kHaloStream ? p.Z : 1) : p.taps * ((p.sumC + kBK - 1) / kBK);
     }
     return u;
 }
@@ -612,7 +617,7 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
         int slice = 0, filterLoads = 0, filterKey = -1;
         for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
             const Unit u = unitOf<kWalk>(p, unit);
-            if (kHalo && u.g * p.cols + u.k0 != filterKey) {  // the filter for these columns: free the last, wait for it
+            if (kHalo && !kHaloStream && u.g * p.cols + u.k0 != filterKey) {  // the filter for these columns: free the last, wait for it
                 if (filterKey >= 0 && t == 0) mbarrierArrive(smemAddress(&sm.filterBar[1]));
                 mbarrierWait(smemAddress(&sm.filterBar[0]), filterLoads & 1);
                 filterKey = u.g * p.cols + u.k0, ++filterLoads;
@@ -678,12 +683,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, ${BLOCKS_PER_SM}) ${KERNE
     // descriptors assume the tiles start on such a boundary. GATHER=halo: the filter's taps first
     // (whole tiles of kBTileBytes), then the ring of input boxes.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
-    const int filterBytes = kHalo ? p.taps * p.slices * kBTileBytes : 0;
+    const int filterBytes = kHalo && !kHaloStream ? p.taps * p.slices * kBTileBytes : 0;
     const int stageBytes = kHalo ? p.haloStage : kStageBytes;
     const Shared sm{smemBase + filterBytes, smemBase, stageBytes,
                     smemRaw + (smemBase - smemAddress(smemRaw)) + filterBytes + kStages * stageBytes, fullBar, emptyBar, filterBar};
 
-    if (kHalo && threadIdx.x == 0) {  // initStageBarriers' fence and __syncthreads publish these too
+    if (kHalo && !kHaloStream && threadIdx.x == 0) {  // initStageBarriers' fence and __syncthreads publish these too
         mbarrierInit(smemAddress(&filterBar[0]), 1);
         mbarrierInit(smemAddress(&filterBar[1]), kConsumers);
     }

@@ -1,4 +1,4 @@
-// ---- templates/conv_wgmma/halo_gather.cuh: GATHER=halo, the input box a tile reads at every tap ----
+// ---- templates/conv_wgmma/halo_gather.cuh: GATHER=halo, the input planes a tile reads at every tap ----
 // Part of conv_wgmma.cu (inside its namespace, after the producer): the halo tiles, their copies,
 // the shifted descriptors and where their rows go.
 
@@ -6,18 +6,20 @@
 //
 // GATHER=halo, stride 1. A tile is 8 rows of kHaloTileW output pixels of one plane (n, d); its
 // m64 block b is columns 8b..8b+7, the block's row r the pixel (r / 8, 8b + r % 8). Their windows
-// cover an input box of haloW x haloH x haloD pixels from (w0, h0, d) - pad (bwd_data: dy's box
-// from (w0, h0, d) + corner, corner = pad - dil (filter - 1), with the filter mirrored and
-// transposed by the prepare kernel, which makes backward data a forward convolution of dy), and
-// a stage is kBK channels of it: one tiled copy per 8 channels, a plane of 16-byte
-// rows in [depth][row][column] order (zeros outside the image). For tap (z, y, x), block b's 64
-// rows are the box shifted by (z dil_d, y dil_h, x dil_w + 8b): 8 runs of 8 consecutive 16-byte
-// rows, haloW rows apart, which is wgmma's unswizzled k-major layout (core matrices of 8 rows x
-// 16 bytes; the next 8 rows, the next image row, haloW x 16 bytes on: the stride byte offset; the
-// next 8 channels a plane on: the leading byte offset). Every tap reads the same copy, so each
-// input pixel crosses L2 once per tile whose box holds it, not once per tap. The filter's taps
-// for the tile's columns (every tap and slice) stay in shared memory; they are copied again only
-// when a block's next tile has other columns or another group.
+// cover an input box of haloW x haloH pixels by Z planes (dilated) from (w0, h0, d) - pad
+// (bwd_data: dy's box from (w0, h0, d) + corner, corner = pad - dil (filter - 1), with the filter
+// mirrored and transposed by the prepare kernel, which makes backward data a forward convolution
+// of dy). A stage is kBK channels of the box: one tiled copy per 8 channels, 16-byte rows in
+// [plane][row][column] order (zeros outside the image). For tap (z, y, x), block b's 64 rows are
+// the copy shifted by (z dil_d, y dil_h, x dil_w + 8b): 8 runs of 8 consecutive 16-byte rows,
+// haloW rows apart, which is wgmma's unswizzled k-major layout (core matrices of 8 rows x 16
+// bytes; the next 8 rows, the next image row, haloW x 16 bytes on: the stride byte offset; the
+// next 8 channels a copy on: the leading byte offset). Every tap reads the same copy, so each
+// input pixel crosses L2 once per tile whose box holds it, not once per tap. B, the filter's taps
+// for the tile's columns, either stays in shared memory (every tap and slice, copied again only
+// when a block's next tile has other columns or another group), or, for filters too large to
+// stay (HALO_FILTER=streamed), comes with the stages: a stage is then one plane z of the box and
+// brings that plane's Y x X taps of the slice.
 
 struct HaloTile {
     int n, d, h0, w0;
@@ -57,12 +59,13 @@ struct HaloFilter {
     int loads, key;
 };
 
-// The filter's taps for the unit's columns if they changed, then one stage per slice of channels:
-// kBK / 8 copies of the tile's input box.
+// The resident filter's taps for the unit's columns if they changed, then one stage per slice of
+// channels and filter plane: kBK / 8 copies of the tile's input plane (and, streamed, the plane's
+// taps of the filter for the slice).
 __device__ __forceinline__ void produceHaloTile(const Problem& p, const Unit& u, const TensorMap& tmH, const TensorMap& tmB, const Ring& ring,
                                                 HaloFilter& filter, int& slice) {
     const int key = u.g * p.cols + u.k0;
-    if (key != filter.key) {
+    if (!kHaloStream && key != filter.key) {
         if (filter.loads > 0) mbarrierWait(smemAddress(&filter.bar[1]), (filter.loads - 1) & 1);
         const unsigned full = smemAddress(&filter.bar[0]);
         mbarrierArriveExpectBytes(full, p.taps * p.slices * kBTileBytes);
@@ -71,37 +74,47 @@ __device__ __forceinline__ void produceHaloTile(const Problem& p, const Unit& u,
         filter.key = key, ++filter.loads;
     }
     const HaloTile t = haloTileOf(p, u);
-    const unsigned boxBytes = p.haloW * p.haloH * p.haloD * 16;
+    const unsigned copyBytes = p.haloW * p.haloH * p.haloD * 16, filterBytes = kHaloStream ? p.Y * p.X * kBTileBytes : 0;
     const int w = t.w0 + (kDir == 1 ? p.cornerW : -p.pw), h = t.h0 + (kDir == 1 ? p.cornerH : -p.ph), d = t.d + (kDir == 1 ? p.cornerD : -p.pd);
-    for (int s = 0; s < u.kTiles; ++s, ++slice) {
+    for (int kt = 0; kt < u.kTiles; ++kt, ++slice) {
+        const int s = kHaloStream ? kt / p.Z : kt, z = kHaloStream ? kt % p.Z : 0;
         const int stage = slice % kStages;
         mbarrierWait(smemAddress(&ring.emptyBar[stage]), ((slice / kStages) & 1) ^ 1);
         const unsigned full = smemAddress(&ring.fullBar[stage]);
-        mbarrierArriveExpectBytes(full, kBK / 8 * boxBytes);
+        mbarrierArriveExpectBytes(full, kBK / 8 * copyBytes + filterBytes);
         const unsigned box = ring.base + stage * p.haloStage;
         for (int i = 0; i < kBK / 8; ++i)
-            tmaLoad5d(box + i * p.haloPlane, tmH, u.g * p.sumC + s * kBK + 8 * i, w, h, d, t.n, full);
+            tmaLoad5d(box + i * p.haloPlane, tmH, u.g * p.sumC + s * kBK + 8 * i, w, h, d + z * p.dd, t.n, full);
+        if (kHaloStream)
+            for (int tap = 0; tap < p.Y * p.X; ++tap)
+                tmaLoad4d(box + p.haloStage - filterBytes + tap * kBTileBytes, tmB, s * kBK, z * p.Y * p.X + tap, u.k0, u.g, full);
     }
 }
 
-// A consumer's wgmma's for one stage (slice s of the channels): every tap, over the box shifted by
-// the tap, times the tap's resident filter slice.
-__device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box, unsigned filter, int s, int consumer, float (&acc)[kMT][kAcc]) {
-    const int rowBytes = p.haloW * 16;
-    int tap = 0;
-    for (int z = 0; z < p.Z; ++z)
+// A consumer's wgmma's for the unit's stage kt (slice kt of the channels; streamed, slice kt / Z
+// of filter plane kt % Z): every tap of the stage's planes, over the copy shifted by the tap,
+// times the tap's filter slice (resident, or the stage's own).
+__device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box, unsigned filter, int kt, int consumer, float (&acc)[kMT][kAcc]) {
+    const int rowBytes = p.haloW * 16, s = kHaloStream ? kt / p.Z : kt;
+    const int zFirst = kHaloStream ? kt % p.Z : 0, zEnd = kHaloStream ? zFirst + 1 : p.Z;
+    const unsigned streamed = box + p.haloStage - p.Y * p.X * kBTileBytes;  // HALO_FILTER=streamed: the plane's taps
+    for (int z = zFirst; z < zEnd; ++z) {
+        const unsigned plane = box + (kHaloStream ? 0 : z * p.dd * p.haloH * p.haloW * 16);
         for (int y = 0; y < p.Y; ++y)
-            for (int x = 0; x < p.X; ++x, ++tap) {
-                const unsigned shifted = box + ((z * p.dd * p.haloH + y * p.dh) * p.haloW + x * p.dw) * 16;
-                const unsigned bTap = filter + (tap * p.slices + s) * kBTileBytes;
+            for (int x = 0; x < p.X; ++x) {
+                const int tap = (z * p.Y + y) * p.X + x;
+                const unsigned shifted = plane + (y * p.dh * p.haloW + x * p.dw) * 16;
+                const unsigned bTap = kHaloStream ? streamed + (y * p.X + x) * kBTileBytes : filter + (tap * p.slices + s) * kBTileBytes;
 #pragma unroll
-                for (int ks = 0; ks < kKSteps; ++ks) {  // 16 channels: two planes
+                for (int ks = 0; ks < kKSteps; ++ks) {  // 16 channels: two 8-channel copies
                     const unsigned long long descB = tileDescriptor(bTap + ks * 32);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt)
-                        wgmmaSS(acc[mt], haloDescriptor(shifted + 2 * ks * p.haloPlane + (consumer * kMT + mt) * 8 * 16, p.haloPlane, rowBytes), descB, 1);
+                        wgmmaSS(acc[mt], haloDescriptor(shifted + 2 * ks * p.haloPlane + (consumer * kMT + mt) * 8 * 16, p.haloPlane, rowBytes),
+                                descB, 1);
                 }
             }
+    }
 }
 
 // ---- end of templates/conv_wgmma/halo_gather.cuh ----

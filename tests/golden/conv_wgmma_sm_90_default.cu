@@ -64,8 +64,9 @@ constexpr int kSplitK = 1;
 // wide, at stride 1, over Wo columns of CE channels (see [SECTION] Prepare); bwd_weight's rows
 // are then a folded tap row's channels, tap * C + c, which is dw's own layout.
 constexpr bool kFold = 0;
-// GATHER=halo: A from input boxes shifted per tap, the filter resident (see [SECTION] Halo gather).
-constexpr bool kHalo = 0;
+// GATHER=halo: A from input planes shifted per tap, the filter resident or streamed with the
+// stages (HALO_FILTER; see [SECTION] Halo gather).
+constexpr bool kHalo = 0, kHaloStream = 0;
 constexpr int kHaloTileW = 16;  // a halo tile's output columns; it is 8 rows high
 // Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
@@ -380,10 +381,12 @@ struct Problem {
     int dwC;  // bwd_weight: channels of a tap of dw as stored (FOLD: a folded tap row's X x C)
     int phases, qD, qH, qW, tilesM, cols, walk;
     int cornerD, cornerH, cornerW;  // bwd_data: dy's window corner of phase pixel 0 (the map's lower corner)
-    // GATHER=halo: the input box (haloW x haloH x haloD pixels; one box of 8 channels is a
-    // `haloPlane`-byte plane of 16-byte rows), a stage's bytes, the filter's slices of channels
-    // per tap, and the tiles per row and column of an output plane.
-    int haloW, haloH, haloD, haloPlane, haloStage, slices, tilesW, tilesH;
+    // GATHER=halo: the input box a stage holds (haloW x haloH x haloD pixels: every plane the
+    // filter reaches, or with HALO_FILTER=streamed one; 8 channels of it are a `haloPlane`-byte
+    // copy of 16-byte rows, a stage's kBK channels `haloA` bytes), a stage's bytes (streamed: the
+    // plane's taps of the filter after haloA), the filter's slices of channels per tap, and the
+    // tiles per row and column of an output plane.
+    int haloW, haloH, haloD, haloPlane, haloA, haloStage, slices, tilesW, tilesH;
 };
 
 // FOLD: a tap row's X x C channels, padded with zeros to whole copies (kBK channels forward, 64
@@ -425,9 +428,11 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.cols = p.walk == kPatches ? p.taps * C : p.outC;
     p.tilesM = (p.walk == kPhased ? p.phases : 1) * ((p.M + kBM - 1) / kBM);
     if (kHalo) {  // tiles of 8 rows x kHaloTileW columns of one output plane
-        p.haloW = kHaloTileW + dw * (X - 1), p.haloH = 8 + dh * (Y - 1), p.haloD = 1 + dd * (Z - 1);
-        p.haloPlane = (p.haloW * p.haloH * p.haloD * 16 + 127) / 128 * 128;  // each box on 128 bytes, as the TMA writes them
-        p.haloStage = kBK / 8 * p.haloPlane;
+        p.haloW = kHaloTileW + dw * (X - 1), p.haloH = 8 + dh * (Y - 1), p.haloD = kHaloStream ? 1 : 1 + dd * (Z - 1);
+        p.haloPlane = (p.haloW * p.haloH * p.haloD * 16 + 127) / 128 * 128;  // each copy on 128 bytes, as the TMA writes them
+        p.haloA = kBK / 8 * p.haloPlane;
+        // Streamed filter taps start on 1024 bytes, their swizzle's period (the manifest's HALO_STAGE).
+        p.haloStage = kHaloStream ? (p.haloA + 1023) / 1024 * 1024 + Y * X * kBTileBytes : p.haloA;
         p.slices = (p.sumC + kBK - 1) / kBK;
         p.tilesW = (p.outW + kHaloTileW - 1) / kHaloTileW, p.tilesH = (p.outH + 7) / 8;
         p.tilesM = N * p.outD * p.tilesH * p.tilesW;
@@ -497,10 +502,10 @@ __device__ __forceinline__ Unit unitOf(const Problem& p, int unit) {
             u.td = unitStrideTaps(p.dd, p.Z), u.th = unitStrideTaps(p.dh, p.Y), u.tw = unitStrideTaps(p.dw, p.X);
         }
         u.first = 0;
-        u.kTiles = kHalo ? p.slices : u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
-    } else {  // every tap and slice of channels (halo: a stage holds every tap of a slice)
+        u.kTiles = kHalo ? p.slices * (kHaloStream ? p.Z : 1) : u.td.count * u.th.count * u.tw.count * ((p.sumC + kBK - 1) / kBK);
+    } else {  // every tap and slice of channels (halo: a stage holds a slice, streamed of one plane)
         u.first = 0;
-        u.kTiles = kHalo ? p.slices : p.taps * ((p.sumC + kBK - 1) / kBK);
+        u.kTiles = kHalo ? p.slices * (kHaloStream ? p.Z : 1) : p.taps * ((p.sumC + kBK - 1) / kBK);
     }
     return u;
 }
@@ -710,7 +715,7 @@ __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& 
     }
 }
 
-// ---- templates/conv_wgmma/halo_gather.cuh: GATHER=halo, the input box a tile reads at every tap ----
+// ---- templates/conv_wgmma/halo_gather.cuh: GATHER=halo, the input planes a tile reads at every tap ----
 // Part of conv_wgmma.cu (inside its namespace, after the producer): the halo tiles, their copies,
 // the shifted descriptors and where their rows go.
 
@@ -718,18 +723,20 @@ __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& 
 //
 // GATHER=halo, stride 1. A tile is 8 rows of kHaloTileW output pixels of one plane (n, d); its
 // m64 block b is columns 8b..8b+7, the block's row r the pixel (r / 8, 8b + r % 8). Their windows
-// cover an input box of haloW x haloH x haloD pixels from (w0, h0, d) - pad (bwd_data: dy's box
-// from (w0, h0, d) + corner, corner = pad - dil (filter - 1), with the filter mirrored and
-// transposed by the prepare kernel, which makes backward data a forward convolution of dy), and
-// a stage is kBK channels of it: one tiled copy per 8 channels, a plane of 16-byte
-// rows in [depth][row][column] order (zeros outside the image). For tap (z, y, x), block b's 64
-// rows are the box shifted by (z dil_d, y dil_h, x dil_w + 8b): 8 runs of 8 consecutive 16-byte
-// rows, haloW rows apart, which is wgmma's unswizzled k-major layout (core matrices of 8 rows x
-// 16 bytes; the next 8 rows, the next image row, haloW x 16 bytes on: the stride byte offset; the
-// next 8 channels a plane on: the leading byte offset). Every tap reads the same copy, so each
-// input pixel crosses L2 once per tile whose box holds it, not once per tap. The filter's taps
-// for the tile's columns (every tap and slice) stay in shared memory; they are copied again only
-// when a block's next tile has other columns or another group.
+// cover an input box of haloW x haloH pixels by Z planes (dilated) from (w0, h0, d) - pad
+// (bwd_data: dy's box from (w0, h0, d) + corner, corner = pad - dil (filter - 1), with the filter
+// mirrored and transposed by the prepare kernel, which makes backward data a forward convolution
+// of dy). A stage is kBK channels of the box: one tiled copy per 8 channels, 16-byte rows in
+// [plane][row][column] order (zeros outside the image). For tap (z, y, x), block b's 64 rows are
+// the copy shifted by (z dil_d, y dil_h, x dil_w + 8b): 8 runs of 8 consecutive 16-byte rows,
+// haloW rows apart, which is wgmma's unswizzled k-major layout (core matrices of 8 rows x 16
+// bytes; the next 8 rows, the next image row, haloW x 16 bytes on: the stride byte offset; the
+// next 8 channels a copy on: the leading byte offset). Every tap reads the same copy, so each
+// input pixel crosses L2 once per tile whose box holds it, not once per tap. B, the filter's taps
+// for the tile's columns, either stays in shared memory (every tap and slice, copied again only
+// when a block's next tile has other columns or another group), or, for filters too large to
+// stay (HALO_FILTER=streamed), comes with the stages: a stage is then one plane z of the box and
+// brings that plane's Y x X taps of the slice.
 
 struct HaloTile {
     int n, d, h0, w0;
@@ -769,12 +776,13 @@ struct HaloFilter {
     int loads, key;
 };
 
-// The filter's taps for the unit's columns if they changed, then one stage per slice of channels:
-// kBK / 8 copies of the tile's input box.
+// The resident filter's taps for the unit's columns if they changed, then one stage per slice of
+// channels and filter plane: kBK / 8 copies of the tile's input plane (and, streamed, the plane's
+// taps of the filter for the slice).
 __device__ __forceinline__ void produceHaloTile(const Problem& p, const Unit& u, const TensorMap& tmH, const TensorMap& tmB, const Ring& ring,
                                                 HaloFilter& filter, int& slice) {
     const int key = u.g * p.cols + u.k0;
-    if (key != filter.key) {
+    if (!kHaloStream && key != filter.key) {
         if (filter.loads > 0) mbarrierWait(smemAddress(&filter.bar[1]), (filter.loads - 1) & 1);
         const unsigned full = smemAddress(&filter.bar[0]);
         mbarrierArriveExpectBytes(full, p.taps * p.slices * kBTileBytes);
@@ -783,37 +791,47 @@ __device__ __forceinline__ void produceHaloTile(const Problem& p, const Unit& u,
         filter.key = key, ++filter.loads;
     }
     const HaloTile t = haloTileOf(p, u);
-    const unsigned boxBytes = p.haloW * p.haloH * p.haloD * 16;
+    const unsigned copyBytes = p.haloW * p.haloH * p.haloD * 16, filterBytes = kHaloStream ? p.Y * p.X * kBTileBytes : 0;
     const int w = t.w0 + (kDir == 1 ? p.cornerW : -p.pw), h = t.h0 + (kDir == 1 ? p.cornerH : -p.ph), d = t.d + (kDir == 1 ? p.cornerD : -p.pd);
-    for (int s = 0; s < u.kTiles; ++s, ++slice) {
+    for (int kt = 0; kt < u.kTiles; ++kt, ++slice) {
+        const int s = kHaloStream ? kt / p.Z : kt, z = kHaloStream ? kt % p.Z : 0;
         const int stage = slice % kStages;
         mbarrierWait(smemAddress(&ring.emptyBar[stage]), ((slice / kStages) & 1) ^ 1);
         const unsigned full = smemAddress(&ring.fullBar[stage]);
-        mbarrierArriveExpectBytes(full, kBK / 8 * boxBytes);
+        mbarrierArriveExpectBytes(full, kBK / 8 * copyBytes + filterBytes);
         const unsigned box = ring.base + stage * p.haloStage;
         for (int i = 0; i < kBK / 8; ++i)
-            tmaLoad5d(box + i * p.haloPlane, tmH, u.g * p.sumC + s * kBK + 8 * i, w, h, d, t.n, full);
+            tmaLoad5d(box + i * p.haloPlane, tmH, u.g * p.sumC + s * kBK + 8 * i, w, h, d + z * p.dd, t.n, full);
+        if (kHaloStream)
+            for (int tap = 0; tap < p.Y * p.X; ++tap)
+                tmaLoad4d(box + p.haloStage - filterBytes + tap * kBTileBytes, tmB, s * kBK, z * p.Y * p.X + tap, u.k0, u.g, full);
     }
 }
 
-// A consumer's wgmma's for one stage (slice s of the channels): every tap, over the box shifted by
-// the tap, times the tap's resident filter slice.
-__device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box, unsigned filter, int s, int consumer, float (&acc)[kMT][kAcc]) {
-    const int rowBytes = p.haloW * 16;
-    int tap = 0;
-    for (int z = 0; z < p.Z; ++z)
+// A consumer's wgmma's for the unit's stage kt (slice kt of the channels; streamed, slice kt / Z
+// of filter plane kt % Z): every tap of the stage's planes, over the copy shifted by the tap,
+// times the tap's filter slice (resident, or the stage's own).
+__device__ __forceinline__ void multiplyHaloStage(const Problem& p, unsigned box, unsigned filter, int kt, int consumer, float (&acc)[kMT][kAcc]) {
+    const int rowBytes = p.haloW * 16, s = kHaloStream ? kt / p.Z : kt;
+    const int zFirst = kHaloStream ? kt % p.Z : 0, zEnd = kHaloStream ? zFirst + 1 : p.Z;
+    const unsigned streamed = box + p.haloStage - p.Y * p.X * kBTileBytes;  // HALO_FILTER=streamed: the plane's taps
+    for (int z = zFirst; z < zEnd; ++z) {
+        const unsigned plane = box + (kHaloStream ? 0 : z * p.dd * p.haloH * p.haloW * 16);
         for (int y = 0; y < p.Y; ++y)
-            for (int x = 0; x < p.X; ++x, ++tap) {
-                const unsigned shifted = box + ((z * p.dd * p.haloH + y * p.dh) * p.haloW + x * p.dw) * 16;
-                const unsigned bTap = filter + (tap * p.slices + s) * kBTileBytes;
+            for (int x = 0; x < p.X; ++x) {
+                const int tap = (z * p.Y + y) * p.X + x;
+                const unsigned shifted = plane + (y * p.dh * p.haloW + x * p.dw) * 16;
+                const unsigned bTap = kHaloStream ? streamed + (y * p.X + x) * kBTileBytes : filter + (tap * p.slices + s) * kBTileBytes;
 #pragma unroll
-                for (int ks = 0; ks < kKSteps; ++ks) {  // 16 channels: two planes
+                for (int ks = 0; ks < kKSteps; ++ks) {  // 16 channels: two 8-channel copies
                     const unsigned long long descB = tileDescriptor(bTap + ks * 32);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt)
-                        wgmmaSS(acc[mt], haloDescriptor(shifted + 2 * ks * p.haloPlane + (consumer * kMT + mt) * 8 * 16, p.haloPlane, rowBytes), descB, 1);
+                        wgmmaSS(acc[mt], haloDescriptor(shifted + 2 * ks * p.haloPlane + (consumer * kMT + mt) * 8 * 16, p.haloPlane, rowBytes),
+                                descB, 1);
                 }
             }
+    }
 }
 
 // ---- end of templates/conv_wgmma/halo_gather.cuh ----
@@ -928,7 +946,7 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
         int slice = 0, filterLoads = 0, filterKey = -1;
         for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
             const Unit u = unitOf<kWalk>(p, unit);
-            if (kHalo && u.g * p.cols + u.k0 != filterKey) {  // the filter for these columns: free the last, wait for it
+            if (kHalo && !kHaloStream && u.g * p.cols + u.k0 != filterKey) {  // the filter for these columns: free the last, wait for it
                 if (filterKey >= 0 && t == 0) mbarrierArrive(smemAddress(&sm.filterBar[1]));
                 mbarrierWait(smemAddress(&sm.filterBar[0]), filterLoads & 1);
                 filterKey = u.g * p.cols + u.k0, ++filterLoads;
@@ -994,12 +1012,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) conv_wgmma_fwd_f16_m1x
     // descriptors assume the tiles start on such a boundary. GATHER=halo: the filter's taps first
     // (whole tiles of kBTileBytes), then the ring of input boxes.
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
-    const int filterBytes = kHalo ? p.taps * p.slices * kBTileBytes : 0;
+    const int filterBytes = kHalo && !kHaloStream ? p.taps * p.slices * kBTileBytes : 0;
     const int stageBytes = kHalo ? p.haloStage : kStageBytes;
     const Shared sm{smemBase + filterBytes, smemBase, stageBytes,
                     smemRaw + (smemBase - smemAddress(smemRaw)) + filterBytes + kStages * stageBytes, fullBar, emptyBar, filterBar};
 
-    if (kHalo && threadIdx.x == 0) {  // initStageBarriers' fence and __syncthreads publish these too
+    if (kHalo && !kHaloStream && threadIdx.x == 0) {  // initStageBarriers' fence and __syncthreads publish these too
         mbarrierInit(smemAddress(&filterBar[0]), 1);
         mbarrierInit(smemAddress(&filterBar[1]), kConsumers);
     }

@@ -273,6 +273,7 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
 }
 
 // conv_wgmma's halo gather (stride 1, forward and backward data): both directions and dtypes,
+// the filter resident and streamed with the stages,
 // tiles 8, 16 and 32 pixels wide, both stage widths and stores, at every awkward size with stride
 // 1 and at two more 3-D layers: UNet's first layer in small (its tiles cut at every edge), and 3
 // groups with dilated depth and width and padding past the filter's reach. Several column tiles
@@ -290,17 +291,19 @@ TEST_CASE("conv_wgmma: the halo gather at every stride-1 awkward size", "[gpu][t
            {"dil_d", 2}, {"dil_w", 3}});
     for (const std::string direction : {"fwd", "bwd_data"}) {
         int ran = 0;
+        for (const std::string filter : {"resident", "streamed"})
         for (const std::string dtype : {"f16", "bf16"})
             for (const std::string slice : {"32", "64"})
                 for (const auto& [mt, consumers] : {std::pair{"1", "1"}, std::pair{"1", "2"}, std::pair{"2", "2"}})
                     for (const std::string store : {"direct", "staged"}) {
                         const Config c = t->withValues(t->defaultConfig(), {{"direction", direction}, {"GATHER", "halo"}, {"dtype", dtype}, {"SLICE", slice},
-                                                                            {"BN", "32"}, {"MT", mt}, {"CONSUMERS", consumers}, {"STAGES", "2"}, {"STORE", store}});
+                                                                            {"BN", "32"}, {"MT", mt}, {"CONSUMERS", consumers}, {"STAGES", "2"}, {"STORE", store},
+                                                                            {"HALO_FILTER", filter}});
                         for (const SizeMap& s : sizes)
                             if (runChecked(*t, c, s)) ++ran;
                     }
         INFO(direction);
-        CHECK(ran >= 2 * 2 * 5 * 3);  // each dtype and store at the five stride-1 sizes, with 32 channels a stage at least
+        CHECK(ran >= 2 * 2 * 2 * 5 * 3);  // each filter, dtype and store at the five stride-1 sizes, with 32 channels a stage at least
     }
 }
 

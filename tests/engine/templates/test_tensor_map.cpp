@@ -207,7 +207,8 @@ TEST_CASE("conv_wgmma's folded maps read the fold kernel's copies", "[templates]
 }
 
 // GATHER=halo: a third map, tmH, copies a tile's input box (8 channels, the tile's 8 x
-// 8*MT*CONSUMERS pixels plus the filter's reach, one plane per depth tap) of x, or backward of dy;
+// 8*MT*CONSUMERS pixels plus the filter's reach; with HALO_FILTER=streamed one plane of it) of x,
+// or backward of dy;
 // backward data's filter map then reads Wf (the filter mirrored and transposed: K channels, taps,
 // C rows) k-major. Unused, tmH describes 8 elements of Wf. Strided layers, boxes over 256 a side
 // and a filter that does not fit shared memory are refused in words, and so is bwd_weight.
@@ -227,6 +228,7 @@ TEST_CASE("conv_wgmma's halo map copies a tile's input box", "[templates][tensor
     CHECK(maps["tmH"].dims == std::vector<long long>{32, 17, 13, 9, 2});
     CHECK(maps["tmH"].box == std::vector<long long>{8, 18, 10, 3, 1});  // 16 columns + 2, 8 rows + 2, 3 planes
     CHECK(maps["tmH"].swizzle == "none");
+    CHECK(tensorMaps(*t, t->withValues(forward, {{"HALO_FILTER", "streamed"}}), *arch, unet)["tmH"].box == std::vector<long long>{8, 18, 10, 1, 1});
     CHECK(maps["tmB"].of == "B");
     const Config data = t->withValues(forward, {{"direction", "bwd_data"}});
     REQUIRE(t->validate(data, *arch).empty());
@@ -241,8 +243,13 @@ TEST_CASE("conv_wgmma's halo map copies a tile's input box", "[templates][tensor
     CHECK_THROWS_WITH(t->resolveArgs(forward, *arch, t->withSizes({{"stride_h", "2"}})), Catch::Contains("needs stride 1"));
     CHECK_THROWS_WITH(t->resolveArgs(forward, *arch, t->withSizes({{"X", "3"}, {"dil_w", "200"}, {"Wi", "500"}})),
                       Catch::Contains("the TMA's boxes are at most 256 a side"));
-    CHECK_THROWS_WITH(t->resolveArgs(t->withValues(forward, {{"BN", "256"}}), *arch, t->withSizes({{"C", "256"}})),
-                      Catch::Contains("GATHER=halo keeps 2 stages of input boxes and the filter's taps for 256 columns"));
+    CHECK_THROWS_WITH(t->resolveArgs(t->withValues(forward, {{"BN", "128"}}), *arch, t->withSizes({{"C", "256"}})),
+                      Catch::Contains("every filter tap for 128 columns") && Catch::Contains("the other HALO_FILTER"));
+    // Streamed, each stage brings its plane's taps instead (9 x 128 x 32 channels): the same layer fits.
+    const Config streamed = t->withValues(forward, {{"BN", "128"}, {"HALO_FILTER", "streamed"}});
+    REQUIRE(t->validate(streamed, *arch).empty());
+    CHECK(t->problemRefusal(streamed, *arch, t->withSizes({{"C", "256"}})).empty());
+    CHECK_FALSE(t->validate(t->withValues(t->defaultConfig(), {{"HALO_FILTER", "streamed"}}), *arch).empty());  // only with GATHER=halo
     const std::vector<Violation> weight = t->validate(t->withValues(forward, {{"direction", "bwd_weight"}, {"BN", "64"}}), *arch);
     REQUIRE(weight.size() == 1);
     CHECK(weight[0].message.find("not bwd_weight") != std::string::npos);
