@@ -58,13 +58,15 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
     if [[ $dir == fwd ]] && ((c % 8)); then echo "direction=fwd,FOLD=1,SLICE=32,BN=64,MT=2,STAGES=8"; return; fi
     if [[ $dir == bwd_weight ]] && ((c % 8)); then echo "direction=bwd_weight,FOLD=1,BN=64,MT=1,STAGES=6,SLICE=64,SPLITK=32"; return; fi
     # Stride 1 and a filter of several taps: the halo gather (a tile's input box copied once for
-    # every tap, the filter's taps for its columns resident) where they fit shared memory and the
-    # im2col copies' re-reads cost most: UNet's first layer (32 channels) forward and backward
-    # data (163 % and 184 % of cuDNN in the sweeps, against 81 % and 84 %), ResNet-50's stage-2
-    # 3x3 layer forward (0.030 -> 0.025 ms). Wider layers keep the im2col copies, which measured
-    # as fast or faster there.
+    # every tap) where the im2col copies' re-reads cost most: UNet's first layer (32 channels)
+    # forward and backward data with the filter resident (163 % and 184 % of cuDNN in the sweeps,
+    # against 81 % and 84 %), its 64-channel layer with the filter's taps streamed with the stages
+    # (0.133 -> 0.101 ms forward, 0.137 -> 0.104 ms backward data), ResNet-50's stage-2 3x3 layer
+    # forward (0.030 -> 0.025 ms). Wider layers keep the im2col copies, which measured as fast or
+    # faster there.
     if [[ $dir != bwd_weight ]] && ((${layer_stride:-1} == 1 && ${layer_taps:-1} > 1)); then
       if ((c <= 32 && n <= 32)); then echo "direction=$dir,GATHER=halo,SLICE=32,BN=32,MT=2,STAGES=2"; return; fi
+      if ((c == 64 && n == 64 && layer_taps == 27)); then echo "direction=$dir,GATHER=halo,HALO_FILTER=streamed,SLICE=32,BN=64,MT=2,STAGES=3"; return; fi
       if [[ $dir == fwd ]] && ((c == 64 && n == 64 && layer_taps == 9)); then echo "direction=fwd,GATHER=halo,SLICE=64,BN=64,MT=1,STAGES=3"; return; fi
     fi
     [[ $dir == bwd_data ]] && ((wbn < 64)) && wbn=64
