@@ -211,8 +211,25 @@ void ExplorerModel::derive() {
     } catch (const std::exception& e) {
         m_prepareError = e.what();
     }
+    deriveLaunch();
+}
+
+// The launch geometry (grid, block, dynamic shared memory: what occupancy, the Launch panel and
+// the roofline's predicted point describe) for the Run panel's problem sizes when they parse,
+// else for the template's defaults; conv_wgmma's shared memory, for one, depends on the problem.
+void ExplorerModel::deriveLaunch() {
+    m_launch.reset();
+    m_launchError.clear();
+    m_launchSizeText = m_runs.sizeText();
+    m_sizes = m_template->defaultSizes();
+    if (m_runs.sizesTemplate() == m_template->id()) {
+        try {
+            m_sizes = m_template->withSizes(m_launchSizeText);
+        } catch (const std::exception&) {
+            // Half-typed or invalid sizes: the Run panel says what is wrong; keep the defaults here.
+        }
+    }
     try {
-        m_sizes = m_template->defaultSizes();
         m_launch = m_template->launch(m_config, *m_arch, m_sizes);
     } catch (const std::exception& e) {
         // An invalid config may make the launch formulas meaningless (division by zero, ...).
@@ -243,6 +260,8 @@ void ExplorerModel::update() {
         startCompile();
     }
     m_runs.update();
+    // Sizes typed in the Run panel (or set by a tutorial or a session) move the launch with them.
+    if (m_template && m_arch && m_variant && m_runs.sizeText() != m_launchSizeText) deriveLaunch();
     updateSession();
     m_measuredPoints = m_variant ? m_runs.pointsFor(m_variant->name) : std::vector<engine::RooflinePoint>{};
 }

@@ -98,7 +98,8 @@ public:
     const engine::PreparedVariant* variant() const { return m_variant ? &*m_variant : nullptr; }
     const std::string& prepareError() const { return m_prepareError; }
     bool isValid() const { return m_variant && m_variant->violations.empty(); }
-    // Launch for the template's default problem sizes; nullopt when it could not be evaluated.
+    // Launch for the Run panel's problem sizes (the template's defaults while they do not parse);
+    // nullopt when it could not be evaluated.
     const std::optional<engine::LaunchGeometry>& launch() const { return m_launch; }
     const engine::SizeMap& sizes() const { return m_sizes; }
     const std::string& launchError() const { return m_launchError; }
@@ -170,6 +171,7 @@ private:
     void edited();          // re-derive and schedule
     void updateSession();   // session results, runs to record, the editor state to save
     void derive();          // violations, source, launch for the current selection
+    void deriveLaunch();    // launch geometry for the Run panel's sizes (derive() calls it)
     void startCompile();
     // final: the last stage of the edit's compile; before it, result holds the PTX only.
     void onCompiled(std::uint64_t generation, std::string name, engine::CompileResult result, bool final);
@@ -196,6 +198,7 @@ private:
     std::string m_prepareError;
     std::optional<engine::LaunchGeometry> m_launch;
     engine::SizeMap m_sizes;
+    std::map<std::string, std::string> m_launchSizeText;  // the Run panel's sizes m_launch was derived for
     std::string m_launchError;
 
     CompilePhase m_phase = CompilePhase::Idle;

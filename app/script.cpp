@@ -298,6 +298,23 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
     case ScriptCommand::Kind::Front:
         std::cerr << fmt::format("kernel-explorer: front: {}\n", app.frontWindow());
         break;
+    case ScriptCommand::Kind::Size:
+        for (const auto& [k, v] : c.values) {
+            auto it = model.runs().sizeText().find(k);
+            if (it == model.runs().sizeText().end()) fail(c, fmt::format("'{}' is not a problem size of the template", k));
+            it->second = v;
+        }
+        break;
+    case ScriptCommand::Kind::PrintLaunch: {
+        std::string sizes;
+        for (const auto& [k, v] : model.sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
+        if (const auto& l = model.launch())
+            std::cerr << fmt::format("kernel-explorer: launch: grid {} x {} x {}, block {} x {} x {}, dynamic smem {} bytes, for {}\n", l->grid[0],
+                                     l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->dynamicSmemBytes, sizes);
+        else
+            std::cerr << fmt::format("kernel-explorer: launch: none ({})\n", model.launchError());
+        break;
+    }
     case ScriptCommand::Kind::LoadVariant: {
         const int i = variantIndex(c, app, c.argument);
         const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(i)]->variantId;
@@ -469,6 +486,8 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::View:
     case Kind::CloseView:
     case Kind::Front:
+    case Kind::Size:
+    case Kind::PrintLaunch:
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
     case Kind::ExportRoofline: return stepExportRoofline(c, app);

@@ -5,6 +5,9 @@
 //   arch sm_90               select an architecture
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
 //   preset NAME              lay the arch's tuned preset NAME over the editor's config, as Start from does
+//   size N=8 C=32 ...        set problem sizes in the Run panel, as typing them there does
+//   print-launch             print "kernel-explorer: launch: grid X x Y x Z, block X x Y x Z, dynamic smem B
+//                            bytes, for SIZES" (the geometry follows the Run panel's sizes from the next frame)
 //   tab source|ptx|sass|log  select a code tab
 //   code select LINE|TEXT... select a source line (by number, or the first holding TEXT) as a click
 //                            does, after the compile and disassembly, scrolling the panes to its code
@@ -143,12 +146,12 @@ struct ScriptCommand {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share, Front, Preset
+        UserKernel, Flag, Share, Front, Preset, Size, PrintLaunch
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
     std::string second;                                       // compare-select: B; rename: new name; notes: text
-    std::vector<std::pair<std::string, std::string>> values;  // set, expect
+    std::vector<std::pair<std::string, std::string>> values;  // set, expect, size
     int count = 0;                                            // frames
     int line = 0;
 };

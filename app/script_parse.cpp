@@ -70,7 +70,7 @@ void parseExportRoofline(const Words& w, ScriptCommand& c) {
         throw std::invalid_argument(fmt::format("'export-roofline' writes FILE.png or FILE.csv, got '{}'", c.argument));
 }
 
-// set, expect: KEY=VALUE...
+// set, expect, size: KEY=VALUE...
 void parseKeyValues(const Words& w, ScriptCommand& c) {
     if (argCount(w) == 0) throw std::invalid_argument(fmt::format("'{}' needs KEY=VALUE", w[0]));
     for (std::size_t i = 1; i < w.size(); ++i) {
@@ -227,6 +227,8 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"frames", {Kind::Frames, parseFrames}},
     {"screenshot", {Kind::Screenshot, parseOneArgument}},
     {"front", {Kind::Front, parseNoArgument}},
+    {"size", {Kind::Size, parseKeyValues}},
+    {"print-launch", {Kind::PrintLaunch, parseNoArgument}},
     {"session", {Kind::Session, parseSession}},
     {"demo", {Kind::Demo, parseNoArgument}},
     {"file-dialog", {Kind::FileDialog, parseFileDialog}},

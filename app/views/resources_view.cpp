@@ -293,7 +293,7 @@ void LaunchView::drawContent() {
         prop(theme(), "Dynamic smem", bytes(launch->dynamicSmemBytes), pal.text, false);
         ImGui::EndTable();
     }
-    // The sizes the geometry is for: they are the template's defaults, not a user choice yet.
+    // The sizes the geometry is for: the Run panel's, or the template's defaults while those do not parse.
     std::string sizes;
     for (const auto& [k, v] : model().sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : "  ", k, v);
     ImGui::PushTextWrapPos(0.0f);

@@ -133,6 +133,36 @@ TEST_CASE("gui: an AMD arch shows the occupancy placeholder and still draws a ro
     CHECK(readFile(csv).find("memory,dram,DRAM,datasheet,5300,,,") != std::string::npos);
 }
 
+// The launch geometry (the Launch panel, occupancy's shared memory, the roofline's predicted
+// point) is for the Run panel's problem: conv_wgmma's halo gather keeps a problem-sized input box
+// and filter in shared memory, so UNet's first layer needs twice the default problem's 96 KiB.
+// Sizes that do not parse leave the template's defaults in place.
+TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app][gui][analysis]") {
+    requirePrerequisites();
+    TempDir dir("launch_sizes");
+    const fs::path script = writeScript(dir,
+                                        "template conv_wgmma\narch sm_90a\npreset channels_32\nframes 2\nprint-launch\n"
+                                        "size N=8 C=32 K=32 Di=64 Hi=64 Wi=64 Z=3 pad_d=1\nframes 2\nprint-launch\n"
+                                        "size N=x\nframes 2\nprint-launch\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    std::vector<std::string> lines;
+    std::istringstream in(r.stderrText);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("kernel-explorer: launch: ", 0) == 0) lines.push_back(line);
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0].find("dynamic smem 98304 bytes, for C=64 Di=1") != std::string::npos);
+    CHECK(lines[1].find("dynamic smem 203776 bytes, for C=32 Di=64") != std::string::npos);
+    CHECK(lines[1].find("grid 8192 x 1 x 1") != std::string::npos);  // 8 x 64 planes of 8 x 2 tiles of 8 x 32 pixels
+    CHECK(lines[2] == lines[0]);
+
+    const RunResult bad = runApp(dir, "--script '" + writeScript(dir, "template gemm\nsize Q=1\n").string() + "' --screenshot '" +
+                                          (dir.path / "y.png").string() + "'");
+    CHECK(bad.exitCode == 2);
+    CHECK(bad.stderrText.find(":2: 'Q' is not a problem size of the template") != std::string::npos);
+}
+
 TEST_CASE("gui: bad analysis script commands exit 2 naming file and line", "[app][gui][analysis]") {
     requirePrerequisites();
     TempDir dir("bad");
