@@ -57,6 +57,9 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
     # Few input channels (ResNet's first layer): the width taps folded into the channels.
     if [[ $dir == fwd ]] && ((c % 8)); then echo "direction=fwd,FOLD=1,SLICE=32,BN=64,MT=2,STAGES=8"; return; fi
     if [[ $dir == bwd_weight ]] && ((c % 8)); then echo "direction=bwd_weight,FOLD=1,BN=64,MT=1,STAGES=6,SLICE=64,SPLITK=32"; return; fi
+    # Backward data into few channels: the filter transposed by a first kernel (k-major, any C),
+    # 32-wide tiles (the --preset few_channels_data sweep's fastest).
+    if [[ $dir == bwd_data ]] && ((n % 8)); then echo "direction=bwd_data,DATA_FILTER=transposed,BN=32,MT=2,CONSUMERS=2,STAGES=4,SLICE=32,BLOCKS_PER_SM=2"; return; fi
     # Stride 1 and a filter of several taps: the halo gather (a tile's input box copied once for
     # every tap) where the im2col copies' re-reads cost most: UNet's first layer (32 channels)
     # forward and backward data with the filter resident (163 % and 184 % of cuDNN in the sweeps,

@@ -14,7 +14,8 @@
 // tiled map (of the filter, or dy). fwd and bwd_data: a stage is one filter tap (z, y, x) and
 // ${BK} of the summed channels; tmA copies the BM pixels' window corners shifted by the tap, one
 // row of channels each, zeros where the shifted pixel falls in the padding, and tmB the tap's
-// weights for the tile's BN columns. bwd_weight: a stage is ${BK} output pixels; tmA copies them
+// weights for the tile's BN columns (bwd_data with DATA_FILTER=transposed: of the mirrored and
+// transposed filter the prepare kernel writes, k-major, which takes any C). bwd_weight: a stage is ${BK} output pixels; tmA copies them
 // for 64 channels of one tap per 64 rows of the tile, tmB their dy for 64 filters per 64
 // columns, both mn-major (pixels as the rows of shared memory), and wgmma reads both transposed.
 // GATHER=halo (stride 1; fwd, or bwd_data as the forward convolution of dy with the filter
@@ -30,8 +31,8 @@
 //   [SECTION] Producer         the stages of a tile, per direction
 //   [SECTION] Halo gather      stride 1 from input boxes: copies, descriptors, pixels (halo_gather.cuh)
 //   [SECTION] Kernel           roles, the consumers' loop, epilogue
-//   [SECTION] Prepare          FOLD: x's and the filter's tap rows as channels; halo bwd_data: the
-//                              filter mirrored (prepare_and_finish.cuh)
+//   [SECTION] Prepare          FOLD: x's and the filter's tap rows as channels; bwd_data: the
+//                              filter mirrored and transposed (prepare_and_finish.cuh)
 //   [SECTION] Split-K finish   bwd_weight's partial sums added and rounded (prepare_and_finish.cuh)
 
 #include "common/type_headers.cuh"
@@ -53,6 +54,10 @@ constexpr bool kFold = ${fold};
 // stages (HALO_FILTER; see [SECTION] Halo gather).
 constexpr bool kHalo = ${halo}, kHaloStream = ${halo_stream};
 constexpr int kHaloTileW = ${HALO_TILE_W};  // a halo tile's output columns; it is 8 rows high
+// bwd_data with GATHER=halo or DATA_FILTER=transposed: the prepare kernel has written the filter
+// mirrored and transposed into Wf (G x C x taps x K), which tmB reads k-major, BK filters of a
+// tap for the tile's BN input channels; rows past C are the TMA's zeros, so any C runs.
+constexpr bool kFilterTransposed = ${WF_T};
 // Staged epilogue (fwd, and bwd_data at stride 1): each consumer warp passes its outputs through
 // 2 KB of shared memory, so that y is stored in whole 128-byte rows; direct: two neighbouring
 // channels per store. bwd_weight's tile is dw transposed, which it stores directly.
@@ -90,6 +95,8 @@ static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes
 static_assert(!kBMNMajor || (kBN % 64 == 0 && kATileBytes % 1024 == 0 && kStageBytes % 1024 == 0),
               "mn-major B: whole 64-wide slices of 128-byte rows with the 128-byte swizzle, on its period");
 static_assert(kAMNMajor == (kDir == 2) && (kSplitK == 1 || kDir == 2), "only bwd_weight reads A mn-major and splits K");
+static_assert(kBMNMajor == (kDir == 2 || (kDir == 1 && !kFilterTransposed)) && (!kFilterTransposed || kDir == 1),
+              "B is mn-major for bwd_weight's dy and backward data's filter as stored");
 static_assert(!kFold || kDir != 1, "the width fold is for the directions that read x");
 static_assert(!kHalo || (kDir != 2 && !kFold && !kBMNMajor && kHaloTileW == 8 * kMT * kConsumers),
               "halo tiles: forward or backward data (the filter k-major), an 8 x 8 pixel block per m64");
@@ -213,7 +220,9 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.cornerD = floorDiv(pd - dd * (Z - 1), sd), p.cornerH = floorDiv(ph - dh * (Y - 1), sh), p.cornerW = floorDiv(pw - dw * (X - 1), sw);
     p.M = kDir == 2 ? p.taps * p.cPad : N * p.qD * p.qH * p.qW;
     // The manifest's PATCHES: each axis's filter spans its stride, unpadded (and undilated).
-    const bool patches = Z == sd && Y == sh && X == sw && (pd | ph | pw) == 0 && (Z == 1 || dd == 1) && (Y == 1 || dh == 1) && (X == 1 || dw == 1);
+    // The transposed filter's rows are (c, tap), not the merged columns tap * C + c: phase by phase.
+    const bool patches = Z == sd && Y == sh && X == sw && (pd | ph | pw) == 0 && (Z == 1 || dd == 1) && (Y == 1 || dh == 1) && (X == 1 || dw == 1) &&
+                         !kFilterTransposed;
     p.walk = kDir != 1 || p.phases == 1 ? kUnitStride : (patches ? kPatches : kPhased);
     p.cols = p.walk == kPatches ? p.taps * C : p.outC;
     p.tilesM = (p.walk == kPhased ? p.phases : 1) * ((p.M + kBM - 1) / kBM);
@@ -448,7 +457,8 @@ __device__ __forceinline__ void produceForwardTile(const Problem& p, const Unit&
 
 // bwd_data: one stage per tap of the unit's stride phase and kBK of the summed channels (dy's
 // filters). The phase's pixel i reads dy from its window corner i + p.corner, shifted by the
-// tap's offsets; the filter's copy is the tap's, 64 input channels at a time (mn-major).
+// tap's offsets; the filter's copy is the tap's, 64 input channels at a time (mn-major), or with
+// the filter transposed the mirrored tap's kBK filters for the tile's kBN channels (k-major).
 __device__ __forceinline__ void produceDataTile(const Problem& p, const Unit& u, const TensorMap& tmA, const TensorMap& tmB, const Ring& ring,
                                                 int& slice) {
     const Corner corner = cornerOf(u.m0, p.qD, p.qH, p.qW, 1, 1, 1, -p.cornerD, -p.cornerH, -p.cornerW);
@@ -461,8 +471,12 @@ __device__ __forceinline__ void produceDataTile(const Problem& p, const Unit& u,
         tmaLoadIm2col(aTile, tmA, u.g * p.sumC + c0, corner.w, corner.h, corner.d, corner.n,
                       static_cast<unsigned short>(u.tw.offset - jw * u.tw.offsetStep), static_cast<unsigned short>(u.th.offset - jh * u.th.offsetStep),
                       static_cast<unsigned short>(u.td.offset - jd * u.td.offsetStep), full);
+        if (kFilterTransposed) {
+            tmaLoad4d(bTile, tmB, c0, p.taps - 1 - tap, u.k0, u.g, full);
+        } else {
 #pragma unroll
-        for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, tap, c0, u.g, full);
+            for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, tap, c0, u.g, full);
+        }
         // Next: the tap's next kBK channels, else the phase's next tap (width fastest).
         c0 += kBK;
         if (c0 >= p.sumC) {

@@ -1,14 +1,15 @@
 // ---- templates/conv_wgmma/prepare_and_finish.cuh: the kernels launched around the convolution ----
 // Part of conv_wgmma.cu (after the convolution kernel): ${KERNEL_NAME}_prepare (FOLD's copies, or
-// GATHER=halo's mirrored filter for bwd_data) before it, ${KERNEL_NAME}_finish (bwd_weight's Split-K) after.
+// backward data's mirrored and transposed filter) before it, ${KERNEL_NAME}_finish (bwd_weight's Split-K) after.
 
 // [SECTION] Prepare
 //
-// Launched first, and timed with the convolution, with FOLD or GATHER=halo's bwd_data.
+// Launched first, and timed with the convolution, with FOLD or bwd_data's transposed filter.
 //
-// GATHER=halo, bwd_data: Wf is the filter mirrored (tap t of Z x Y x X becomes taps - 1 - t, each
-// axis reversed) and transposed (G x C x taps x K), one element a thread; dx is then the forward
-// convolution of dy with Wf (padding dil (filter - 1) - pad), K channels summed.
+// bwd_data with GATHER=halo or DATA_FILTER=transposed: Wf is the filter mirrored (tap t of Z x Y x
+// X becomes taps - 1 - t, each axis reversed) and transposed (G x C x taps x K), one element a
+// thread. At stride 1 dx is then the forward convolution of dy with Wf (padding dil (filter - 1) -
+// pad), K channels summed; strided, each stride phase reads its taps' rows of Wf.
 //
 // FOLD: a layer with few channels (an
 // image's 3) gives the TMA rows shorter than its 16 bytes and each tap only C values to sum. Xf
@@ -56,7 +57,7 @@ __device__ __forceinline__ Chunk8 foldedChunk(const T* line, int at, int tap0, i
 
 extern "C" __global__ void __launch_bounds__(256) ${KERNEL_NAME}_prepare(KX_CONV_WGMMA_PARAMS) {
     (void)D, (void)partials, (void)tmA, (void)tmB, (void)tmH, (void)Xf;
-    if constexpr (kHalo && kDir == 1) {
+    if constexpr (kFilterTransposed) {
         const int taps = Z * Y * X;
         const long long i = blockIdx.x * 256LL + threadIdx.x;
         if (i >= static_cast<long long>(G) * C * taps * K) return;

@@ -111,6 +111,21 @@ SizeMap defaultSizesWith(const Template& t, const SizeMap& changes) {
     return s;
 }
 
+// conv_wgmma's awkward sizes and three layers whose few input channels (rows under the TMA's 16
+// bytes) need the width fold or the transposed filter: ResNet-50's first layer in small (3
+// channels, 7 x 7 at stride 2, padding 3), 5 channels in 2 groups in 3-D with a dilated filter at
+// width stride 3, and one channel at stride 1 with a filter wider than the image.
+std::vector<SizeMap> sizesWithFewChannels(const Template& t) {
+    std::vector<SizeMap> sizes = t.testSizes();
+    for (const SizeMap& changes : std::vector<SizeMap>{
+             {{"N", 2}, {"C", 3}, {"K", 24}, {"Hi", 13}, {"Wi", 17}, {"Y", 7}, {"X", 7}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 3}, {"pad_w", 3}},
+             {{"N", 1}, {"G", 2}, {"C", 5}, {"K", 16}, {"Di", 4}, {"Hi", 5}, {"Wi", 9}, {"Z", 2}, {"Y", 3}, {"X", 3}, {"stride_w", 3},
+              {"pad_d", 1}, {"pad_h", 1}, {"pad_w", 2}, {"dil_w", 2}},
+             {{"N", 3}, {"C", 1}, {"K", 72}, {"Hi", 6}, {"Wi", 4}, {"Y", 3}, {"X", 5}, {"pad_h", 1}, {"pad_w", 3}}})
+        sizes.push_back(defaultSizesWith(t, changes));
+    return sizes;
+}
+
 // KX_GPU_TEMPLATES=scan,filter limits the walk (for a quick look at one template).
 bool selected(const std::string& id) {
     const char* only = std::getenv("KX_GPU_TEMPLATES");
@@ -247,12 +262,7 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
     if (!runsOnThisGpu(*t)) return;
-    std::vector<SizeMap> sizes = t->testSizes();
-    auto fewChannels = [&](const SizeMap& changes) { sizes.push_back(defaultSizesWith(*t, changes)); };
-    fewChannels({{"N", 2}, {"C", 3}, {"K", 24}, {"Hi", 13}, {"Wi", 17}, {"Y", 7}, {"X", 7}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 3}, {"pad_w", 3}});
-    fewChannels({{"N", 1}, {"G", 2}, {"C", 5}, {"K", 16}, {"Di", 4}, {"Hi", 5}, {"Wi", 9}, {"Z", 2}, {"Y", 3}, {"X", 3}, {"stride_w", 3},
-                 {"pad_d", 1}, {"pad_h", 1}, {"pad_w", 2}, {"dil_w", 2}});
-    fewChannels({{"N", 3}, {"C", 1}, {"K", 72}, {"Hi", 6}, {"Wi", 4}, {"Y", 3}, {"X", 5}, {"pad_h", 1}, {"pad_w", 3}});
+    std::vector<SizeMap> sizes = sizesWithFewChannels(*t);
     int forward = 0, weight = 0;
     for (const std::string dtype : {"f16", "bf16"}) {
         for (const std::string slice : {"32", "64"})
@@ -305,6 +315,31 @@ TEST_CASE("conv_wgmma: the halo gather at every stride-1 awkward size", "[gpu][t
         INFO(direction);
         CHECK(ran >= 2 * 2 * 2 * 5 * 3);  // each filter, dtype and store at the five stride-1 sizes, with 32 channels a stage at least
     }
+}
+
+// conv_wgmma's backward data with the filter transposed (DATA_FILTER=transposed, k-major B from
+// the prepare kernel's copy): both dtypes and stage widths, tiles 32, 64 and 128 channels wide
+// with both stores, at every awkward size (strided phases, the patch layer walked phase by phase)
+// and at channel counts the filter as stored refuses: ResNet-50's first layer in small (3
+// channels, 7 x 7 at stride 2, padding 3), 5 channels in 2 groups in 3-D with a dilated filter at
+// width stride 3, one channel at stride 1 (the staged store of 1-channel pixels), and 3 channels
+// of a patch layer.
+TEST_CASE("conv_wgmma: backward data with the filter transposed at every awkward size and at few channels", "[gpu][templates][conv]") {
+    const Template* t = fixture().templates.find("conv_wgmma").get();
+    REQUIRE(t);
+    if (!runsOnThisGpu(*t)) return;
+    std::vector<SizeMap> sizes = sizesWithFewChannels(*t);
+    sizes.push_back(defaultSizesWith(*t, {{"N", 2}, {"C", 3}, {"K", 32}, {"Hi", 12}, {"Wi", 20}, {"Y", 4}, {"X", 4}, {"stride_h", 4}, {"stride_w", 4}, {"pad_h", 0}, {"pad_w", 0}}));
+    int ran = 0;
+    for (const std::string dtype : {"f16", "bf16"})
+        for (const std::string slice : {"32", "64"})
+            for (const auto& [bn, mt, store] : {std::tuple{"32", "1", "direct"}, std::tuple{"64", "2", "staged"}, std::tuple{"128", "1", "staged"}}) {
+                const Config c = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}, {"DATA_FILTER", "transposed"}, {"dtype", dtype},
+                                                                    {"SLICE", slice}, {"BN", bn}, {"MT", mt}, {"STORE", store}});
+                for (const SizeMap& s : sizes)
+                    if (runChecked(*t, c, s)) ++ran;
+            }
+    CHECK(ran == 2 * 2 * 3 * static_cast<int>(sizes.size() - 1));  // all but the 1-D size, whose 131 filters are no multiple of 8
 }
 
 // conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)

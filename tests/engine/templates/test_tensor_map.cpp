@@ -255,6 +255,45 @@ TEST_CASE("conv_wgmma's halo map copies a tile's input box", "[templates][tensor
     CHECK(weight[0].message.find("not bwd_weight") != std::string::npos);
 }
 
+// DATA_FILTER=transposed: backward data reads Wf (the filter mirrored and transposed by the
+// prepare kernel: K channels, taps, C rows) k-major, so C need not be a multiple of 8 (ResNet-50's
+// 3-channel first layer) and a tile may be 32 channels wide; K must still be a multiple of 8.
+// A patch layer (filter = stride) is then walked phase by phase: its GEMM's columns are C.
+TEST_CASE("conv_wgmma's backward data reads the transposed filter at any channel count", "[templates][tensor_map]") {
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
+    const SizeMap firstLayer = t->withSizes({{"N", "2"}, {"C", "3"}, {"K", "64"}, {"Hi", "20"}, {"Wi", "20"}, {"Y", "7"}, {"X", "7"},
+                                             {"stride_h", "2"}, {"stride_w", "2"}, {"pad_h", "3"}, {"pad_w", "3"}});
+    const Config stored = t->withValues(t->defaultConfig(), {{"direction", "bwd_data"}});
+    REQUIRE(t->validate(stored, *arch).empty());
+    CHECK_THAT(t->problemRefusal(stored, *arch, firstLayer), Catch::Contains("DATA_FILTER=transposed"));
+    const Config transposed = t->withValues(stored, {{"DATA_FILTER", "transposed"}, {"BN", "32"}});
+    REQUIRE(t->validate(transposed, *arch).empty());
+    CHECK(t->problemRefusal(transposed, *arch, firstLayer).empty());
+    std::map<std::string, ResolvedArg> maps = tensorMaps(*t, transposed, *arch, firstLayer);
+    CHECK(maps["tmA"].of == "A");
+    CHECK(maps["tmB"].of == "Wf");
+    CHECK(maps["tmB"].dims == std::vector<long long>{64, 49, 3, 1});
+    CHECK(maps["tmB"].box == std::vector<long long>{64, 1, 32, 1});
+    CHECK(maps["tmB"].swizzle == "128B");
+    CHECK_THAT(t->problemRefusal(transposed, *arch, t->withSizes({{"C", "3"}, {"K", "12"}})), Catch::Contains("K alone"));
+    // As stored, Tile N 32 is refused (mn-major slices are 64 wide); the other directions read the filter as stored.
+    CHECK_FALSE(t->validate(t->withValues(stored, {{"BN", "32"}}), *arch).empty());
+    const auto forward = t->validate(t->withValues(t->defaultConfig(), {{"DATA_FILTER", "transposed"}}), *arch);
+    REQUIRE(forward.size() == 1);
+    CHECK_THAT(forward[0].message, Catch::Contains("how backward data reads the filter"));
+    const SizeMap patches = t->withSizes({{"N", "2"}, {"C", "16"}, {"K", "32"}, {"Hi", "8"}, {"Wi", "8"}, {"Y", "2"}, {"X", "2"},
+                                          {"stride_h", "2"}, {"stride_w", "2"}, {"pad_h", "0"}, {"pad_w", "0"}});
+    auto gemmColumns = [&](const Config& config) {
+        for (const auto& [name, value] : t->quantities(config, *arch, patches))
+            if (name == "GEMM_N") return value;
+        return -1.0;
+    };
+    CHECK(gemmColumns(stored) == 2 * 2 * 16);  // every phase's tap side by side
+    CHECK(gemmColumns(transposed) == 16);
+}
+
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
     CHECK(arches().findArch("sm_90a")->expressionVariables().at("arch_specific") == 1);
     CHECK(arches().findArch("sm_90")->expressionVariables().at("arch_specific") == 0);
