@@ -71,13 +71,18 @@ void parseExportRoofline(const Words& w, ScriptCommand& c) {
 }
 
 // set, expect, size: KEY=VALUE...
+// KEY=VALUE words, each of which may hold several pairs separated by commas, as kx's --set and
+// --size and the tutorials' values take them.
 void parseKeyValues(const Words& w, ScriptCommand& c) {
     if (argCount(w) == 0) throw std::invalid_argument(fmt::format("'{}' needs KEY=VALUE", w[0]));
     for (std::size_t i = 1; i < w.size(); ++i) {
-        const auto eq = w[i].find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == w[i].size())
-            throw std::invalid_argument(fmt::format("expected KEY=VALUE, got '{}'", w[i]));
-        c.values.emplace_back(w[i].substr(0, eq), w[i].substr(eq + 1));
+        std::istringstream pairs(w[i]);
+        for (std::string pair; std::getline(pairs, pair, ',');) {
+            const auto eq = pair.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+                throw std::invalid_argument(fmt::format("expected KEY=VALUE, got '{}'", pair));
+            c.values.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+        }
     }
 }
 
