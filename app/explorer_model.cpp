@@ -237,6 +237,11 @@ void ExplorerModel::deriveLaunch() {
     }
 }
 
+std::string ExplorerModel::primaryKernel() const {
+    if (m_launch) return m_launch->kernel;
+    return m_variant ? m_variant->name : std::string();
+}
+
 bool ExplorerModel::compileIdle() const {
     return !m_compileDue && m_job == nullptr;
 }

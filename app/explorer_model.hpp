@@ -103,6 +103,9 @@ public:
     const std::optional<engine::LaunchGeometry>& launch() const { return m_launch; }
     const engine::SizeMap& sizes() const { return m_sizes; }
     const std::string& launchError() const { return m_launchError; }
+    // The kernel that does the work, which the Resources view opens on: the launch's, or with no
+    // launch (sizes the template refuses) the one named after the variant, the primary launch's.
+    std::string primaryKernel() const;
 
     // --- Compilation ----------------------------------------------------------------------
     CompilePhase phase() const { return m_phase; }

@@ -313,6 +313,7 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
                                      l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->dynamicSmemBytes, sizes);
         else
             std::cerr << fmt::format("kernel-explorer: launch: none ({})\n", model.launchError());
+        std::cerr << fmt::format("kernel-explorer: primary kernel: {}\n", model.primaryKernel());
         break;
     }
     case ScriptCommand::Kind::LoadVariant: {

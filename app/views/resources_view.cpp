@@ -145,13 +145,14 @@ void ResourcesView::drawContent() {
     status.assembling = r != nullptr && r->ok && !r->assembled;
     if (!drawCompileStatus(theme(), model().skipReason(), status)) {
         // A new result opens on the launch's kernel, the one that does the work (ptxas may list
-        // a multi-kernel template's helper first); the picker then keeps the user's choice.
+        // a multi-kernel template's helper first), or, when the problem has no launch (refused
+        // sizes), on the kernel named after the variant, the primary one; the picker then keeps
+        // the user's choice.
         if (r != m_kernelPickedFor) {
             m_kernelPickedFor = r;
             m_kernelIndex = 0;
-            if (const auto& launch = model().launch())
-                if (const engine::KernelResources* k = engine::kernelNamed(r->kernels, launch->kernel))
-                    m_kernelIndex = static_cast<int>(k - r->kernels.data());
+            if (const engine::KernelResources* k = engine::kernelNamed(r->kernels, model().primaryKernel()))
+                m_kernelIndex = static_cast<int>(k - r->kernels.data());
         }
         kernelPicker("##kernel", r->kernels, m_kernelIndex);
         const engine::KernelResources& k = r->kernels[static_cast<std::size_t>(m_kernelIndex)];

@@ -142,7 +142,7 @@ TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app
     TempDir dir("launch_sizes");
     const fs::path script = writeScript(dir,
                                         "template conv_wgmma\narch sm_90a\npreset channels_32\nframes 2\nprint-launch\n"
-                                        "size N=8 C=32 K=32 Di=64 Hi=64 Wi=64 Z=3 pad_d=1\nframes 2\nprint-launch\n"
+                                        "size N=8,C=32,K=32 Di=64 Hi=64,Wi=64,Z=3 pad_d=1\nframes 2\nprint-launch\n"
                                         "size N=x\nframes 2\nprint-launch\n");
     const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
     INFO(r.stderrText);
@@ -156,6 +156,18 @@ TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app
     CHECK(lines[1].find("dynamic smem 203776 bytes, for C=32 Di=64") != std::string::npos);
     CHECK(lines[1].find("grid 8192 x 1 x 1") != std::string::npos);  // 8 x 64 planes of 8 x 2 tiles of 8 x 32 pixels
     CHECK(lines[2] == lines[0]);
+
+    // A problem the template refuses has no launch; the Resources view still opens on the kernel
+    // that does the work (named after the variant), not on a helper ptxas lists first.
+    const RunResult refused = runApp(dir, "--script '" +
+                                              writeScript(dir, "template conv_wgmma\narch sm_90a\nset direction=bwd_weight SPLITK=2\n"
+                                                               "size C=3\nwait-compile\nprint-launch\n")
+                                                  .string() +
+                                              "' --screenshot '" + (dir.path / "z.png").string() + "'");
+    INFO(refused.stderrText);
+    REQUIRE(refused.exitCode == 0);
+    CHECK(refused.stderrText.find("kernel-explorer: launch: none (this problem does not suit conv_wgmma") != std::string::npos);
+    CHECK(refused.stderrText.find("kernel-explorer: primary kernel: conv_wgmma_bwd_weight_f16_m1x128_c2_s4_p1_k2\n") != std::string::npos);
 
     const RunResult bad = runApp(dir, "--script '" + writeScript(dir, "template gemm\nsize Q=1\n").string() + "' --screenshot '" +
                                           (dir.path / "y.png").string() + "'");
