@@ -218,8 +218,11 @@ bool ScriptRunner::stepTiles(const ScriptCommand& c, ExplorerApp& app) {
                 scene->kind != engine::TileScene::Kind::Gemm ? std::string()
                 : g.staged ? fmt::format("; computes {} {} x {}; shared memory {} B per stage", g.cName, g.m, g.n, g.stageBytes)
                            : fmt::format("; computes {} {} x {}; shared memory: none", g.cName, g.m, g.n);
-            std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers){}; on {}\n",
-                                     scene->configName, count, w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource, matrix, w.device);
+            std::string drawn = view.blockGridText().empty() ? std::string() : "; " + view.blockGridText();
+            if (scene->kind == engine::TileScene::Kind::Gemm)
+                drawn += fmt::format("; {} {} shown", g.warpThreads == 128 ? "warpgroup" : "warp", tiles.selectedWarp());
+            std::cerr << fmt::format("kernel-explorer: tiles: {}: {} tiles, {} waves of {}, {} blocks/SM ({} registers){}; on {}{}\n",
+                                     scene->configName, count, w.waves, w.capacity, w.occupancy.blocksPerSm, w.registersSource, matrix, w.device, drawn);
         }
     } else if (c.argument == "export") {
         const std::filesystem::path file(c.values[0].first);

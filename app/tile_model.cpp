@@ -88,8 +88,15 @@ void TileModel::recompute(const Key& key) {
     }
     const long long tiles = m_scene->kind == engine::TileScene::Kind::Gemm ? m_scene->gemm.tiles : m_scene->blocks.grid;
     m_selectedTile = std::clamp<long long>(m_selectedTile, 0, std::max<long long>(0, tiles - 1));
-    if (m_scene->kind == engine::TileScene::Kind::Gemm)
-        m_selectedWarp = std::clamp<int>(m_selectedWarp, 0, static_cast<int>(m_scene->gemm.warps.size()) - 1);
+    if (m_scene->kind == engine::TileScene::Kind::Gemm) {
+        const auto& warps = m_scene->gemm.warps;
+        m_selectedWarp = std::clamp<int>(m_selectedWarp, 0, static_cast<int>(warps.size()) - 1);
+        // A producer warpgroup holds no accumulators: open on the first consumer instead.
+        if (m_selectedWarp >= 0 && warps[static_cast<std::size_t>(m_selectedWarp)].producer) {
+            const auto consumer = std::find_if(warps.begin(), warps.end(), [](const engine::WarpTile& w) { return !w.producer; });
+            if (consumer != warps.end()) m_selectedWarp = static_cast<int>(consumer - warps.begin());
+        }
+    }
 }
 
 void TileModel::pickDevice(const std::string& id) {

@@ -36,6 +36,9 @@ public:
     void requestPng(std::filesystem::path file);
     bool pngPending() const;
     const std::string& lastExportMessage() const;
+    // How the last frame drew C's block grid: its size in pixels and whether a side too thin to see
+    // at scale was widened ("C drawn 48 x 375 px, not to scale"); empty before a GEMM is drawn.
+    const std::string& blockGridText() const { return m_blockGridText; }
 
 protected:
     void drawContent() override;
@@ -70,6 +73,7 @@ private:
     std::string m_hover;
     bool m_canvasHovered = false;
     bool m_clicked = false;
+    std::string m_blockGridText;
 };
 
 }  // namespace kx::app

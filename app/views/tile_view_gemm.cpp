@@ -42,9 +42,20 @@ void TileView::drawBlockGrid(const Rect& r) {
     const Rect a = panel(r, fmt::format("{} {} x {}: {} block tiles of {} x {}", computed, g.m, g.n, g.tiles, g.blockM, g.blockN), order + "; " + waves);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float legendH = ImGui::GetTextLineHeightWithSpacing() + 4;
-    // Draw C to scale; a grid too fine to see is drawn in groups of tiles (each the colour of its first).
-    const long long stride = std::max<long long>(1, static_cast<long long>(std::ceil(std::max(g.blocksM, g.blocksN) / 256.0)));
-    const float scale = fitScale(a.width(), a.height() - legendH, static_cast<double>(g.n), static_cast<double>(g.m));
+    // Draw C to scale, unless a side would be too thin to see (a convolution's backward data into 3
+    // channels is 1.6 M rows by 3 columns): that side is widened to kMinSide pixels and the legend
+    // says so. A grid too fine to see is drawn in groups of tiles (each the colour of its first),
+    // counted per side.
+    constexpr float kMinSide = 48;
+    const float gridH = a.height() - legendH;
+    float sx = fitScale(a.width(), gridH, static_cast<double>(g.n), static_cast<double>(g.m)), sy = sx;
+    bool stretched = false;
+    if (static_cast<float>(g.n) * sx < std::min(kMinSide, a.width())) sx = std::min(kMinSide, a.width()) / static_cast<float>(g.n), stretched = true;
+    if (static_cast<float>(g.m) * sy < std::min(kMinSide, gridH)) sy = std::min(kMinSide, gridH) / static_cast<float>(g.m), stretched = true;
+    m_blockGridText = fmt::format("C drawn {:.0f} x {:.0f} px{}", static_cast<float>(g.n) * sx, static_cast<float>(g.m) * sy, stretched ? ", not to scale" : "");
+    const long long strideM = std::max<long long>(1, static_cast<long long>(std::ceil(static_cast<double>(g.blocksM) / 256.0)));
+    const long long strideN = std::max<long long>(1, static_cast<long long>(std::ceil(static_cast<double>(g.blocksN) / 256.0)));
+    const bool single = strideM == 1 && strideN == 1;
     const ImVec2 o = a.min;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     // Tiles are coloured by the wave they run in: a persistent grid walks them in rounds of one
@@ -59,16 +70,16 @@ void TileView::drawBlockGrid(const Rect& r) {
     long long tm = 0, tn = 0;
     g.tileOfId(m_tiles.selectedTile(), tm, tn);
     const long long selM = tm, selN = tn;
-    for (long long i = 0; i < g.blocksM; i += stride)
-        for (long long j = 0; j < g.blocksN; j += stride) {
+    for (long long i = 0; i < g.blocksM; i += strideM)
+        for (long long j = 0; j < g.blocksN; j += strideN) {
             const engine::TileRect t = g.tileRect(i, j);
-            const ImVec2 p0(o.x + static_cast<float>(t.col0) * scale, o.y + static_cast<float>(t.row0) * scale);
-            const ImVec2 p1(o.x + static_cast<float>(std::min(g.n, t.col0 + stride * g.blockN)) * scale,
-                            o.y + static_cast<float>(std::min(g.m, t.row0 + stride * g.blockM)) * scale);
+            const ImVec2 p0(o.x + static_cast<float>(t.col0) * sx, o.y + static_cast<float>(t.row0) * sy);
+            const ImVec2 p1(o.x + static_cast<float>(std::min(g.n, t.col0 + strideN * g.blockN)) * sx,
+                            o.y + static_cast<float>(std::min(g.m, t.row0 + strideM * g.blockM)) * sy);
             const long long id = g.idOfTile(i, j);
             const ImU32 fill = waveColour(s.waveOfTile(id));
             cellFill(dl, p0, p1, fill, p1.x - p0.x >= 4 ? 1.0f : 0.0f);
-            if (stride == 1 && p1.y - p0.y >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(id), inkOn(fill));
+            if (single && p1.y - p0.y >= kCellLabelMin) centredText(dl, p0, p1, std::to_string(id), inkOn(fill));
             if (m_canvasHovered && inside(mouse, p0, p1)) {
                 const long long block = g.blockOfId(id), wave = s.waveOfTile(id);
                 hoverText(fmt::format("block tile ({}, {})  raster id {}\nrows {}..{}, columns {}..{} of {}\nblock {}, SM {}, wave {}{}", i, j, id,
@@ -78,21 +89,21 @@ void TileView::drawBlockGrid(const Rect& r) {
             }
         }
     // The raster order: a path through the first wave's tiles (or the first 400), when they are distinct.
-    if (stride == 1 && scale * g.blockN >= 4) {
+    if (single && sx * static_cast<float>(g.blockN) >= 4) {
         const long long n = std::min<long long>({g.tiles, std::max<long long>(w.capacity, 2), 400});
         std::vector<ImVec2> path;
         for (long long id = 0; id < n; ++id) {
             g.tileOfId(id, tm, tn);
             const engine::TileRect t = g.tileRect(tm, tn);
-            path.emplace_back(o.x + (static_cast<float>(t.col0) + static_cast<float>(t.cols) * 0.5f) * scale,
-                              o.y + (static_cast<float>(t.row0) + static_cast<float>(t.rows) * 0.5f) * scale);
+            path.emplace_back(o.x + (static_cast<float>(t.col0) + static_cast<float>(t.cols) * 0.5f) * sx,
+                              o.y + (static_cast<float>(t.row0) + static_cast<float>(t.rows) * 0.5f) * sy);
         }
         dl->AddPolyline(path.data(), static_cast<int>(path.size()), withAlpha(pal.windowBg, 0.6f), 0, 1.2f);
         dl->AddCircleFilled(path.front(), 3.5f, pal.windowBg);
     }
     const engine::TileRect sel = g.tileRect(selM, selN);
-    dl->AddRect(ImVec2(o.x + static_cast<float>(sel.col0) * scale - 1, o.y + static_cast<float>(sel.row0) * scale - 1),
-                ImVec2(o.x + static_cast<float>(sel.col0 + sel.cols) * scale + 1, o.y + static_cast<float>(sel.row0 + sel.rows) * scale + 1),
+    dl->AddRect(ImVec2(o.x + static_cast<float>(sel.col0) * sx - 1, o.y + static_cast<float>(sel.row0) * sy - 1),
+                ImVec2(o.x + static_cast<float>(sel.col0 + sel.cols) * sx + 1, o.y + static_cast<float>(sel.row0 + sel.rows) * sy + 1),
                 pal.text, 0, 0, 2.0f);
     // Legend: first wave, last full wave, tail.
     float x = a.min.x;
@@ -107,7 +118,8 @@ void TileView::drawBlockGrid(const Rect& r) {
     if (w.tailBlocks > 0)
         key(pal.warn, fmt::format("tail {}/{} ({:.0f}%)", w.tailBlocks, w.capacity,
                                   100.0 * static_cast<double>(w.tailBlocks) / static_cast<double>(w.capacity)));
-    key(pal.windowBg, stride > 1 ? fmt::format("groups of {0}x{0} tiles", stride) : std::string("raster order"));
+    key(pal.windowBg, single ? std::string("raster order") : fmt::format("groups of {}x{} tiles", strideM, strideN));
+    if (stretched) key(pal.panelBg, "not to scale: a thin side widened");
 }
 
 void TileView::drawBlock(const Rect& r) {

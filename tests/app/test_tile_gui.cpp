@@ -134,6 +134,32 @@ TEST_CASE("gui: the Tiles view draws C^T for swapped operands", "[app][gui][tile
     CHECK(readPng(shot).distinct > 200);
 }
 
+// A GEMM too thin to see at scale (conv_wgmma's backward data into 3 channels: 1.6 M rows by 3
+// columns) is drawn with its thin side widened and says so; a square one stays to scale. A
+// warp-specialised kernel opens on its first consumer warpgroup, not on the producer, which holds
+// no accumulators.
+TEST_CASE("gui: the Tiles view widens a side too thin to see and opens on a consumer", "[app][gui][tiles]") {
+    requirePrerequisites();
+    TempDir dir("tiles_thin");
+    const fs::path shot = dir.path / "thin.png";
+    const fs::path script =
+        writeScript(dir, "template conv_wgmma\narch sm_90a\npreset few_channels_data\n"
+                         "size N=32,C=3,K=64,Hi=224,Wi=224,Y=7,X=7,stride_h=2,stride_w=2,pad_h=3,pad_w=3\nwait-compile\ntiles open\nframes 3\n"
+                         "tiles print\nscreenshot " + shot.string() + "\ntemplate gemm_mma\narch sm_90\nwait-compile\nframes 3\ntiles print\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "' --frames 5");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("computes C 1605632 x 3;") && Catch::Contains("; C drawn 48 x ") &&
+                                 Catch::Contains(" px, not to scale; warpgroup 1 shown"));
+    CHECK_THAT(r.stderrText, Catch::Contains("tiles: gemm_mma_f16_rcr_128x256x32_w64x64_s3_g8_xor: 512 tiles"));
+    const auto square = r.stderrText.find("tiles: gemm_mma_f16_rcr_128x256x32_w64x64_s3_g8_xor");
+    REQUIRE(square != std::string::npos);
+    const std::string line = r.stderrText.substr(square, r.stderrText.find('\n', square) - square);
+    CHECK_THAT(line, Catch::Contains("; C drawn ") && Catch::Contains(" px; warp ") && !Catch::Contains("not to scale"));
+    // The strip of tiles is on screen: the wave colours fill many pixels of the window.
+    CHECK(readPng(shot).distinct > 200);
+}
+
 TEST_CASE("gui: a template without a tile view says so, and bad tiles commands name the line", "[app][gui][tiles]") {
     requirePrerequisites();
     TempDir dir("tiles_none");
