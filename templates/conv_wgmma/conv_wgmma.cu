@@ -15,9 +15,10 @@
 // ${BK} of the summed channels; tmA copies the BM pixels' window corners shifted by the tap, one
 // row of channels each, zeros where the shifted pixel falls in the padding, and tmB the tap's
 // weights for the tile's BN columns (bwd_data with DATA_FILTER=transposed: of the mirrored and
-// transposed filter the prepare kernel writes, k-major, which takes any C). bwd_weight: a stage is ${BK} output pixels; tmA copies them
-// for 64 channels of one tap per 64 rows of the tile, tmB their dy for 64 filters per 64
-// columns, both mn-major (pixels as the rows of shared memory), and wgmma reads both transposed.
+// transposed filter the prepare kernel writes, k-major, which takes any C). bwd_weight: a stage is
+// ${BK} output pixels; tmA copies them for kMnAtom channels of one tap per kMnAtom rows of the
+// tile, tmB their dy for kMnAtom filters per kMnAtom columns, both mn-major (pixels as the rows of
+// shared memory), and wgmma reads both transposed.
 // GATHER=halo (stride 1; fwd, or bwd_data as the forward convolution of dy with the filter
 // mirrored and transposed by the prepare kernel): a tile is 8 rows of kHaloTileW output pixels of
 // one plane; a stage is ${BK} channels of the input box their windows cover, copied once by tiled
@@ -79,11 +80,16 @@ constexpr int kStageBytes = kATileBytes + kBTileBytes;
 constexpr int kAcc = kBN / 2;                       // fp32 accumulators per thread per m64 block
 constexpr int kKSteps = kBK * int(sizeof(T)) / 32;  // wgmma k-steps per stage: 32 bytes of a row each
 // An operand whose tile rows run along the GEMM's M or N (bwd_data's filter, both of
-// bwd_weight's operands) arrives as mn-major slices: 64 elements (128 bytes, the 128-byte
-// swizzle whatever the k-major rows use) wide and kBK rows of k, one per 64 rows or columns of
-// the tile; wgmma reads it transposed.
+// bwd_weight's operands) arrives as mn-major slices: kMnAtom elements wide (64: 128 bytes with the
+// 128-byte swizzle, whatever the k-major rows use; bwd_weight with MN_ATOM=32: 64 bytes with the
+// 64-byte swizzle) and kBK rows of k, one per kMnAtom rows or columns of the tile, kSliceBytes
+// each; wgmma reads them transposed, 8 rows of k a swizzle period (kMnGroupBytes) apart, the
+// next slice along M or N the leading byte offset on.
 constexpr bool kAMNMajor = ${a_mn_major}, kBMNMajor = ${B_MN_MAJOR};
-constexpr int kSliceBytes = kBK * 128;
+constexpr int kMnAtom = ${WATOM};
+constexpr int kSliceBytes = kBK * kMnAtom * int(sizeof(T));
+constexpr int kMnGroupBytes = 8 * kMnAtom * int(sizeof(T));
+constexpr int kMnSwizzleMode = kMnAtom == 64 ? 1 : 2;  // the descriptor's 128- or 64-byte swizzle
 
 static_assert(kThreads == ${THREADS}, "kernel and manifest disagree on THREADS");
 static_assert((kHalo ? 0 : kStages * kStageBytes) + 1024 + (kStagedStore ? kConsumers * 4 * kWarpStoreBytes : 0) == ${SMEM_BYTES},
@@ -92,8 +98,9 @@ static_assert(!kStagedStore || (kDir != 2 && kBN % kStoreChunkCols == 0), "stage
 static_assert((kRowBytes == 128 && kSwizzleMode == 1) || (kRowBytes == 64 && kSwizzleMode == 2), "a tile row is one swizzle span");
 static_assert(kBM == 64 * kMT * kConsumers, "each consumer owns kMT blocks of 64 rows of a tile");
 static_assert(kATileBytes % (8 * kRowBytes) == 0 && kStageBytes % (8 * kRowBytes) == 0, "every tile starts on a swizzle period");
-static_assert(!kBMNMajor || (kBN % 64 == 0 && kATileBytes % 1024 == 0 && kStageBytes % 1024 == 0),
-              "mn-major B: whole 64-wide slices of 128-byte rows with the 128-byte swizzle, on its period");
+static_assert(!kBMNMajor || (kBN % kMnAtom == 0 && kATileBytes % kMnGroupBytes == 0 && kStageBytes % kMnGroupBytes == 0),
+              "mn-major B: whole kMnAtom-wide slices, each on its swizzle period");
+static_assert((kMnAtom == 64 || (kMnAtom == 32 && kDir == 2)) && 64 % kMnAtom == 0, "32-wide mn-major slices are bwd_weight's");
 static_assert(kAMNMajor == (kDir == 2) && (kSplitK == 1 || kDir == 2), "only bwd_weight reads A mn-major and splits K");
 static_assert(kBMNMajor == (kDir == 2 || (kDir == 1 && !kFilterTransposed)) && (!kFilterTransposed || kDir == 1),
               "B is mn-major for bwd_weight's dy and backward data's filter as stored");
@@ -145,6 +152,13 @@ using TAcc = float;
 using TOut = T;
 #include "common/wgmma_staged_store.cuh"
 
+// The wgmma descriptor of an mn-major slice (see kMnAtom): 8-row groups of k kMnGroupBytes apart
+// (the stride byte offset), the next slice along M or N `leadingBytes` on.
+__device__ __forceinline__ unsigned long long mnDescriptor(unsigned addr, unsigned leadingBytes) {
+    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(leadingBytes >> 4) << 16) |
+           (static_cast<unsigned long long>(kMnGroupBytes >> 4) << 32) | (static_cast<unsigned long long>(kMnSwizzleMode) << 62);
+}
+
 // The wgmma descriptor of a k-major tile whose rows are one swizzle span: 8-row groups
 // 8 * kRowBytes apart (the stride byte offset), the swizzle mode in bits 62-63.
 __device__ __forceinline__ unsigned long long tileDescriptor(unsigned addr) {
@@ -166,7 +180,7 @@ enum Walk { kUnitStride = 0, kPhased = 1, kPatches = 2 };
 
 // The convolution's sizes, in the kernel's argument order, and the GEMM the tiles cover: M rows
 // (fwd: output pixels, outD x outH x outW an image; bwd_data: the pixels of one stride phase,
-// qD x qH x qW an image; bwd_weight: taps x cPad, each tap's channels rounded up to whole 64-row
+// qD x qH x qW an image; bwd_weight: taps x cPad, each tap's channels rounded up to whole kMnAtom-row
 // slices) by `cols` columns (outC; kPatches: taps x C), summing sumC channels a tap (fwd,
 // bwd_data) or `pixels` output pixels (bwd_weight). kPhased has `phases` such GEMMs, tilesM tiles
 // of rows in all.
@@ -189,7 +203,7 @@ struct Problem {
 // FOLD: a tap row's X x C channels, padded with zeros to whole copies (kBK channels forward, 64
 // for bwd_weight's slices): a copy of a part-filled row (its tail read as zeros past the tensor)
 // measured a third slower than one of whole rows.
-constexpr int kFoldMultiple = kDir == 2 ? 64 : kBK;
+constexpr int kFoldMultiple = kDir == 2 ? kMnAtom : kBK;
 __device__ __forceinline__ int foldedChannels(int X, int C) { return (X * C + kFoldMultiple - 1) / kFoldMultiple * kFoldMultiple; }
 
 // floor(a / b) for b > 0, a of either sign.
@@ -208,7 +222,7 @@ __device__ __forceinline__ Problem makeProblem(int N, int G, int C, int K, int D
     p.Wo = (Wi + 2 * pw - dw * (X - 1) - 1) / sw + 1;
     p.outD = kDir == 1 ? Di : p.Do, p.outH = kDir == 1 ? Hi : p.Ho, p.outW = kDir == 1 ? Wi : p.Wo;
     p.outC = kDir == 1 ? C : K, p.sumC = kDir == 1 ? K : C;
-    p.taps = Z * Y * X, p.cPad = (C + 63) / 64 * 64, p.dwC = dwC;
+    p.taps = Z * Y * X, p.cPad = (C + kMnAtom - 1) / kMnAtom * kMnAtom, p.dwC = dwC;
     p.pixels = N * p.Do * p.Ho * p.Wo;
     // bwd_data: every phase's grid has the size of the largest (ceil(Di / sd) ...); the pixels a
     // smaller one has past the image's edge are computed and not stored. Any dy pixel a phase
@@ -404,7 +418,7 @@ __device__ __forceinline__ void storePatchBlock(T* __restrict__ dx, const Proble
 
 // bwd_weight: dw's element (filter k, tap and channel of row r) of group g, which the tile holds
 // transposed, or with Split-K its fp32 partial sum in the slice's copy of dw. Rows past a tap's
-// channels (its 64-row slices' padding) and columns past K are not stored.
+// channels (its kMnAtom-row slices' padding) and columns past K are not stored.
 __device__ __forceinline__ void storeWeightGradient(T* __restrict__ dw, float* __restrict__ partials, const Problem& p, const Unit& u, int r,
                                                     int k, float v) {
     const int tap = r / p.cPad, c = r % p.cPad;
@@ -475,7 +489,7 @@ __device__ __forceinline__ void produceDataTile(const Problem& p, const Unit& u,
             tmaLoad4d(bTile, tmB, c0, p.taps - 1 - tap, u.k0, u.g, full);
         } else {
 #pragma unroll
-            for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, tap, c0, u.g, full);
+            for (int s = 0; s < kBN / kMnAtom; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + kMnAtom * s, tap, c0, u.g, full);
         }
         // Next: the tap's next kBK channels, else the phase's next tap (width fastest).
         c0 += kBK;
@@ -489,18 +503,19 @@ __device__ __forceinline__ void produceDataTile(const Problem& p, const Unit& u,
     }
 }
 
-// bwd_weight: one stage per kBK output pixels of the unit's Split-K slice. Each 64-row slice of
-// the tile is 64 channels of one tap: an im2col copy of those pixels' windows shifted by the tap
-// (a slice past the last tap copies the last again, and its rows are not stored); each 64-column
-// slice is dy of those pixels for 64 filters.
+// bwd_weight: one stage per kBK output pixels of the unit's Split-K slice. Each kMnAtom-row slice
+// of the tile is kMnAtom channels of one tap: an im2col copy of those pixels' windows shifted by
+// the tap (a slice past the last tap copies the last again, and its rows are not stored); each
+// kMnAtom-column slice is dy of those pixels for kMnAtom filters. With MN_ATOM=32 an m64 block is
+// two slices, of two taps when the layer has 32 channels.
 __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& u, const TensorMap& tmA, const TensorMap& tmB, const Ring& ring,
                                                   int& slice) {
-    constexpr int kRowSlices = kBM / 64;
+    constexpr int kRowSlices = kBM / kMnAtom;
     int channel[kRowSlices];
     TapOffsets offsets[kRowSlices];
 #pragma unroll
     for (int s = 0; s < kRowSlices; ++s) {
-        const int r = u.m0 + 64 * s;
+        const int r = u.m0 + kMnAtom * s;
         channel[s] = u.g * p.C + r % p.cPad;
         offsets[s] = offsetsOf(p, min(r / p.cPad, p.taps - 1));
     }
@@ -515,7 +530,7 @@ __device__ __forceinline__ void produceWeightTile(const Problem& p, const Unit& 
             tmaLoadIm2col(aTile + s * kSliceBytes, tmA, channel[s], corner.w, corner.h, corner.d, corner.n, offsets[s].x, offsets[s].y,
                           offsets[s].z, full);
 #pragma unroll
-        for (int s = 0; s < kBN / 64; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + 64 * s, u.g, pixel, 0, full);
+        for (int s = 0; s < kBN / kMnAtom; ++s) tmaLoad4d(bTile + s * kSliceBytes, tmB, u.k0 + kMnAtom * s, u.g, pixel, 0, full);
     }
 }
 
@@ -652,12 +667,12 @@ __device__ __forceinline__ void runRoles(const Problem& p, const TensorMap& tmA,
                         // applies the swizzle to the address); mn-major: 16 rows of k further, two
                         // 8-row groups (2048 bytes), the leading byte offset stepping between slices.
                         const unsigned bTile = aTile + kATileBytes;
-                        const unsigned long long descB = kBMNMajor ? descriptor(bTile + ks * 2048, kSliceBytes) : tileDescriptor(bTile + ks * 32);
+                        const unsigned long long descB = kBMNMajor ? mnDescriptor(bTile + ks * 2 * kMnGroupBytes, kSliceBytes) : tileDescriptor(bTile + ks * 32);
 #pragma unroll
                         for (int mt = 0; mt < kMT; ++mt) {
-                            // An m64 block is 64 rows of the k-major tile, or one mn-major slice.
+                            // An m64 block is 64 rows of the k-major tile, or 64 / kMnAtom mn-major slices.
                             const int block = consumer * kMT + mt;
-                            const unsigned long long descA = kAMNMajor ? descriptor(aTile + block * kSliceBytes + ks * 2048, kSliceBytes)
+                            const unsigned long long descA = kAMNMajor ? mnDescriptor(aTile + block * (64 / kMnAtom) * kSliceBytes + ks * 2 * kMnGroupBytes, kSliceBytes)
                                                                        : tileDescriptor(aTile + block * 64 * kRowBytes + ks * 32);
                             wgmmaSS(acc[mt], descA, descB, 1);
                         }

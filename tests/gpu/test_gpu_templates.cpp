@@ -230,8 +230,8 @@ TEST_CASE("conv: every direction, layout and dtype at every awkward size", "[gpu
 
 // conv_wgmma: every direction, both dtypes and both stage widths at every awkward size that
 // suits them (backward data needs stride 1), and bwd_weight with Split-K, more slices than
-// stages included (empty slices must still write their zero partial sums): each direction must
-// run at four configs and sizes at least.
+// stages included (empty slices must still write their zero partial sums), and with 32-wide
+// mn-major slices: each direction must run at four configs and sizes at least.
 TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward size", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv_wgmma").get();
     REQUIRE(t);
@@ -240,8 +240,12 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
         std::vector<std::map<std::string, std::string>> configs;
         for (const std::string dtype : {"f16", "bf16"})
             for (const std::string slice : {"64", "32"}) configs.push_back({{"direction", direction}, {"dtype", dtype}, {"SLICE", slice}});
-        if (direction == "bwd_weight")
+        if (direction == "bwd_weight") {
             for (const std::string split : {"2", "32"}) configs.push_back({{"direction", direction}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}});
+            // 32-wide mn-major slices: a tap's channels in 32-row copies (72 channels: three, the last part-filled), 32-wide tiles.
+            configs.push_back({{"direction", direction}, {"MN_ATOM", "32"}, {"BN", "32"}, {"SPLITK", "4"}});
+            configs.push_back({{"direction", direction}, {"MN_ATOM", "32"}, {"BN", "64"}, {"MT", "2"}, {"SLICE", "32"}, {"dtype", "bf16"}});
+        }
         else  // the direct epilogue (the default stages its stores through shared memory)
             configs.push_back({{"direction", direction}, {"STORE", "direct"}, {"BN", "64"}, {"MT", "2"}});
         int ran = 0;
@@ -254,7 +258,8 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
 }
 
 // conv_wgmma's width fold (forward and bwd_weight with few input channels): forward with every
-// dtype, stage width and store, and bwd_weight with every dtype with and without Split-K, at every
+// dtype, stage width and store, and bwd_weight with every dtype with and without Split-K, its
+// folded rows padded to 64 or (MN_ATOM=32) to 32 channels, at every
 // awkward size that suits them, and at few-channel layers the unfolded kernel refuses: ResNet-50's
 // first layer in small (3 channels, 7 x 7 at stride 2, padding 3), 5 channels in 2 groups in 3-D
 // with a dilated filter at width stride 3, and one channel with a filter wider than the image.
@@ -271,12 +276,13 @@ TEST_CASE("conv_wgmma: the width fold at every awkward size and at few channels"
                     if (runChecked(*t, t->withValues(t->defaultConfig(), {{"FOLD", "1"}, {"dtype", dtype}, {"SLICE", slice}, {"STORE", store}}), s))
                         ++forward;
         for (const std::string split : {"1", "4"})
-            for (const SizeMap& s : sizes)
-                if (runChecked(*t,
-                               t->withValues(t->defaultConfig(),
-                                             {{"direction", "bwd_weight"}, {"FOLD", "1"}, {"dtype", dtype}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}}),
-                               s))
-                    ++weight;
+            for (const std::string atom : {"64", "32"})
+                for (const SizeMap& s : sizes)
+                    if (runChecked(*t,
+                                   t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"FOLD", "1"}, {"dtype", dtype}, {"SPLITK", split},
+                                                                      {"BN", "64"}, {"MT", "2"}, {"MN_ATOM", atom}}),
+                                   s))
+                        ++weight;
     }
     CHECK(forward == 8 * static_cast<int>(sizes.size()));
     CHECK(weight >= 4 * 3);  // at least the three few-channel layers (K a multiple of 8 for dy's rows)

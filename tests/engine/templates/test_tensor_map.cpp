@@ -294,6 +294,43 @@ TEST_CASE("conv_wgmma's backward data reads the transposed filter at any channel
     CHECK(gemmColumns(transposed) == 16);
 }
 
+// MN_ATOM=32: bwd_weight's mn-major copies are 32 channels (rows) or filters (columns) wide, 64-byte
+// rows with the 64-byte swizzle, so a tap of 32 channels fills its rows and Tile N may be 32; a
+// tap row folded by FOLD pads to 32 channels instead of 64. Only bwd_weight takes it.
+TEST_CASE("conv_wgmma's bwd_weight copies 32-wide mn-major slices with MN_ATOM=32", "[templates][tensor_map]") {
+    const ShippedConvWgmma shipped;
+    const auto& t = shipped.t;
+    const Arch* arch = shipped.arch;
+    const SizeMap unet = t->withSizes({{"N", "2"}, {"C", "32"}, {"K", "32"}, {"Di", "9"}, {"Hi", "13"}, {"Wi", "17"}, {"Z", "3"}, {"pad_d", "1"}});
+    const Config wide = t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"BN", "64"}, {"SPLITK", "4"}});
+    const Config narrow = t->withValues(wide, {{"MN_ATOM", "32"}, {"BN", "32"}});
+    REQUIRE(t->validate(narrow, *arch).empty());
+    CHECK_FALSE(t->validate(t->withValues(wide, {{"BN", "32"}}), *arch).empty());  // 64-wide slices: Tile N of 64
+    std::map<std::string, ResolvedArg> maps = tensorMaps(*t, narrow, *arch, unet);
+    CHECK(maps["tmA"].box == std::vector<long long>{32, 64});
+    CHECK(maps["tmA"].swizzle == "64B");
+    CHECK(maps["tmB"].box == std::vector<long long>{32, 1, 64, 1});
+    CHECK(maps["tmB"].swizzle == "64B");
+    CHECK(tensorMaps(*t, wide, *arch, unet)["tmA"].box == std::vector<long long>{64, 64});
+    // 27 taps of 32 channels: 864 rows of tiles instead of 1728.
+    auto quantity = [&](const Config& config, const SizeMap& sizes, const std::string& wanted) {
+        for (const auto& [name, value] : t->quantities(config, *arch, sizes))
+            if (name == wanted) return value;
+        return -1.0;
+    };
+    CHECK(quantity(wide, unet, "TILE_ROWS") == 27 * 64);
+    CHECK(quantity(narrow, unet, "TILE_ROWS") == 27 * 32);
+    // ResNet's first layer folded: 7 taps x 3 channels = 21, padded to 32 instead of 64.
+    const SizeMap firstLayer = t->withSizes({{"N", "2"}, {"C", "3"}, {"K", "64"}, {"Hi", "20"}, {"Wi", "20"}, {"Y", "7"}, {"X", "7"},
+                                             {"stride_h", "2"}, {"stride_w", "2"}, {"pad_h", "3"}, {"pad_w", "3"}});
+    const Config folded = t->withValues(wide, {{"FOLD", "1"}});
+    CHECK(quantity(folded, firstLayer, "CE") == 64);
+    CHECK(quantity(t->withValues(folded, {{"MN_ATOM", "32"}}), firstLayer, "CE") == 32);
+    const auto forward = t->validate(t->withValues(t->defaultConfig(), {{"MN_ATOM", "32"}}), *arch);
+    REQUIRE(forward.size() == 1);
+    CHECK_THAT(forward[0].message, Catch::Contains("MN_ATOM=32 is the width of bwd_weight's mn-major copies"));
+}
+
 TEST_CASE("arch_specific is 1 for sm_90a-style targets only", "[templates][arch]") {
     CHECK(arches().findArch("sm_90a")->expressionVariables().at("arch_specific") == 1);
     CHECK(arches().findArch("sm_90")->expressionVariables().at("arch_specific") == 0);
