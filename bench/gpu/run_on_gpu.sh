@@ -8,8 +8,8 @@
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-$PWD/gpu-out}
-mkdir -p "$out" build/bin
-cp -f .carry/bin/* build/bin/
+mkdir -p "$out"
+bench/gpu/unpack_carry.sh .carry
 export LD_LIBRARY_PATH=$PWD/.carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export KX_DATA_DIR=$PWD KX_CACHE_DIR=/tmp/kx-cache
 # The test binaries name the source tree by its path on the build machine.
