@@ -42,6 +42,18 @@ Config variantConfig(const Template& tmpl, const VariantArgs& args, const std::s
     return config;
 }
 
+void checkVariantArgs(const Template& tmpl, const VariantArgs& args) {
+    if (!args.preset.empty()) {
+        const std::vector<PreselectedSet> sets = loadPreselected(tmpl);
+        if (std::none_of(sets.begin(), sets.end(), [&](const PreselectedSet& set) { return set.name == args.preset; })) {
+            std::string names;
+            for (const PreselectedSet& set : sets) names += (names.empty() ? "" : ", ") + set.name;
+            throw InputError("no preselected set '" + args.preset + "' of " + tmpl.id() + (sets.empty() ? std::string(" (it has none)") : "; its sets: " + names));
+        }
+    }
+    (void)tmpl.withValues(tmpl.defaultConfig(), parseAssignments(args.sets, "--set"));
+}
+
 ResolvedVariant resolveVariant(const Context& ctx, const VariantArgs& args) {
     ResolvedVariant r;
     r.tmpl = ctx.templates.find(args.templateId);

@@ -52,6 +52,10 @@ struct SizedVariantArgs {
 // --set values and --flag compiler flags over it. Throws InputError naming the template's presets
 // for the arch, or a flag that is unknown or out of range.
 engine::Config variantConfig(const engine::Template& tmpl, const VariantArgs& args, const std::string& archName);
+// What variantConfig can check before the arch is known (`--arch native` asks the GPU): that the
+// template has a preselected set of that name for some arch, and that every --set names a
+// parameter with an allowed value. Throws InputError saying which.
+void checkVariantArgs(const engine::Template& tmpl, const VariantArgs& args);
 
 // Lists the templates; user templates (TemplateLibrary::isUser) are marked with their folders.
 int listTemplates(const Context& ctx, bool json);

@@ -149,6 +149,7 @@ int run(const Context& ctx, const RunArgs& args) {
     checkSizeTypes(*tmpl, sizes);  // before the runner starts: a size the kernel's int cannot hold
 
     if (!args.session.empty()) checkSessionTarget(args.session);
+    checkVariantArgs(*tmpl, args.variant);  // a mistyped preset or parameter is said before the GPU is looked for
 
     RunnerClient runner;
     const std::optional<nlohmann::json> found = deviceOrExplain(runner, args.device, "run");

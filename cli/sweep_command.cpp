@@ -453,6 +453,7 @@ int sweep(const Context& ctx, const SweepArgs& args) {
     const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
     if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
     if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
+    checkVariantArgs(*tmpl, args.variant);  // a mistyped preset or parameter is said before the GPUs are looked for
 
     RunnerPool runners;
     std::vector<int> devices;

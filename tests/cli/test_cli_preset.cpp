@@ -29,3 +29,23 @@ TEST_CASE("kx --preset refuses a set for another arch and a set of several confi
     CHECK(none.exitCode == 2);
     CHECK_FALSE(none.err.empty());
 }
+
+// kx run and sweep with --arch native ask the GPU for its arch before they pick the preset's config; a
+// preset name that no arch has, or a --set that names no parameter, is a typo to report first,
+// on a machine without a GPU as on one with.
+TEST_CASE("kx run and kx sweep report a mistyped preset or parameter before they look for a GPU", "[cli][preset]") {
+    const Outcome preset = runKx("run conv_wgmma --arch native --preset few_channel");
+    CHECK(preset.exitCode == 2);
+    CHECK_THAT(preset.err, Catch::Contains("no preselected set 'few_channel' of conv_wgmma; its sets: fwd_64_filters") &&
+                               Catch::Contains("few_channels_data") && !Catch::Contains("driver"));
+    const Outcome none = runKx("run map --arch native --preset tuned");
+    CHECK(none.exitCode == 2);
+    CHECK_THAT(none.err, Catch::Contains("no preselected set 'tuned' of map (it has none)"));
+    const Outcome parameter = runKx("run conv_wgmma --arch native --set DATA_FILTERS=transposed");
+    CHECK(parameter.exitCode == 2);
+    CHECK_THAT(parameter.err, Catch::Contains("DATA_FILTERS") && !Catch::Contains("driver"));
+    const Outcome sweep = runKx("sweep conv_wgmma --arch native --preset few_channel --vary STAGES=4,6");
+    CHECK(sweep.exitCode == 2);
+    CHECK_THAT(sweep.err, Catch::Contains("no preselected set 'few_channel' of conv_wgmma") && !Catch::Contains("driver") &&
+                              !Catch::Contains("needs an NVIDIA GPU"));
+}
