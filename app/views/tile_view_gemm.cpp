@@ -119,7 +119,7 @@ void TileView::drawBlockGrid(const Rect& r) {
         key(pal.warn, fmt::format("tail {}/{} ({:.0f}%)", w.tailBlocks, w.capacity,
                                   100.0 * static_cast<double>(w.tailBlocks) / static_cast<double>(w.capacity)));
     key(pal.windowBg, single ? std::string("raster order") : fmt::format("groups of {}x{} tiles", strideM, strideN));
-    if (stretched) key(pal.panelBg, "not to scale: a thin side widened");
+    if (stretched) dl->AddText(ImVec2(x, y), pal.warn, "not to scale: a thin side widened");
 }
 
 void TileView::drawBlock(const Rect& r) {
