@@ -8,7 +8,10 @@
 #include "run/references/conv_detail.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <thread>
 #include <vector>
 
 namespace kx::engine {
@@ -286,6 +289,62 @@ ConvTerms backwardWeightAt(const ConvShape& s, ConvLayout layout, const double* 
     return t;
 }
 
+// bwd_weight at many outputs, the outputs that share a group and a tap together (see
+// convReferenceAtMany). Each output's terms are added in backwardWeightAt's order.
+std::vector<ConvTerms> backwardWeightAtMany(const ConvShape& s, ConvLayout layout, const double* dy, const double* x,
+                                            const std::vector<long long>& indices) {
+    struct Pick {
+        long long k, c;
+        std::size_t slot;
+    };
+    struct Group {
+        long long g, z, y, tapX;
+        std::vector<Pick> picks;
+    };
+    // Groups of at most `chunk` outputs, so that even one tap (a 1x1 filter) spreads over threads.
+    const long long cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t chunk = static_cast<std::size_t>(std::max<long long>(16, (static_cast<long long>(indices.size()) + 2 * cores - 1) / (2 * cores)));
+    std::map<std::array<long long, 4>, std::vector<Pick>> byTap;
+    const ConvAxes extents = convFilterExtents(s), strides = convFilterStrides(s, layout);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+        const ConvAxes dw = coordsOf(indices[i], extents, strides);
+        byTap[{dw[0], dw[3], dw[4], dw[5]}].push_back({dw[1], dw[2], i});
+    }
+    std::vector<Group> groups;
+    for (const auto& [key, picks] : byTap)
+        for (std::size_t first = 0; first < picks.size(); first += chunk)
+            groups.push_back({key[0], key[1], key[2], key[3],
+                              std::vector<Pick>(picks.begin() + static_cast<std::ptrdiff_t>(first),
+                                                picks.begin() + static_cast<std::ptrdiff_t>(std::min(picks.size(), first + chunk)))});
+    std::vector<ConvTerms> terms(indices.size());
+    const ConvAxes ys = convOutputStrides(s, layout), xs = convInputStrides(s, layout);
+    const ConvDim& width = s.spatial[2];
+    const double work = static_cast<double>(indices.size()) * static_cast<double>(convReductionLength(s, ConvDirection::BackwardWeight));
+    parallelRanges(static_cast<long long>(groups.size()), work, [&](long long begin, long long end) {
+        for (long long gi = begin; gi < end; ++gi) {
+            const Group& group = groups[static_cast<std::size_t>(gi)];
+            std::vector<ConvTerms> sums(group.picks.size());
+            const double* dyGroup = dy + group.g * ys[1];
+            const double* xGroup = x + group.g * xs[1];
+            forEachLandingRow(s, group.z, group.y, [&](long long n, long long od, long long id, long long oh, long long ih) {
+                for (long long ow = 0; ow < width.output; ++ow) {
+                    const long long iw = inputCoord(width, ow, group.tapX);
+                    if (iw < 0) continue;
+                    const double* dyPixel = dyGroup + n * ys[0] + od * ys[3] + oh * ys[4] + ow * ys[5];
+                    const double* xPixel = xGroup + n * xs[0] + id * xs[3] + ih * xs[4] + iw * xs[5];
+                    for (std::size_t p = 0; p < group.picks.size(); ++p) {
+                        const double term = dyPixel[group.picks[p].k * ys[2]] * xPixel[group.picks[p].c * xs[2]];
+                        sums[p].value += term;
+                        sums[p].scale += std::fabs(term);
+                    }
+                }
+            });
+            for (std::size_t p = 0; p < group.picks.size(); ++p) terms[group.picks[p].slot] = sums[p];
+        }
+    });
+    return terms;
+}
+
 }  // namespace
 
 void conv_detail::forEachOutput(const ConvShape& s, ConvLayout layout, ConvDirection direction, const double* A, const double* B,
@@ -308,6 +367,18 @@ ConvTerms convReferenceAt(const ConvShape& s, ConvLayout layout, ConvDirection d
     case ConvDirection::BackwardWeight: return backwardWeightAt(s, layout, A, B, outputIndex);
     }
     return {};
+}
+
+std::vector<ConvTerms> convReferenceAtMany(const ConvShape& s, ConvLayout layout, ConvDirection direction, const double* A, const double* B,
+                                           const std::vector<long long>& outputIndices) {
+    if (direction == ConvDirection::BackwardWeight) return backwardWeightAtMany(s, layout, A, B, outputIndices);
+    std::vector<ConvTerms> terms(outputIndices.size());
+    const auto count = static_cast<long long>(outputIndices.size());
+    parallelRanges(count, static_cast<double>(count) * static_cast<double>(convReductionLength(s, direction)), [&](long long begin, long long end) {
+        for (long long i = begin; i < end; ++i)
+            terms[static_cast<std::size_t>(i)] = convReferenceAt(s, layout, direction, A, B, outputIndices[static_cast<std::size_t>(i)]);
+    });
+    return terms;
 }
 
 void convReference(const ConvShape& s, ConvLayout layout, ConvDirection direction, const double* A, const double* B, double* value,

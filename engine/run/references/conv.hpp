@@ -97,6 +97,14 @@ struct ConvTerms {
 ConvTerms convReferenceAt(const ConvShape& shape, ConvLayout layout, ConvDirection direction, const double* A, const double* B,
                           long long outputIndex);
 
+// Outputs D[outputIndices[i]] as convReferenceAt gives them (the same terms in the same order, so
+// the same bits), on as many threads as the work justifies: for sampled checks. bwd_weight's
+// outputs are grouped by group and tap, and each group walks the pixels once, reading a pixel's dy
+// and x channels once for all of its outputs, not once per output: a large layer's tensors are
+// read tens of times instead of thousands.
+std::vector<ConvTerms> convReferenceAtMany(const ConvShape& shape, ConvLayout layout, ConvDirection direction, const double* A,
+                                           const double* B, const std::vector<long long>& outputIndices);
+
 // Every output of the direction into value and scale (convElementsOfD each, in D's layout), on as
 // many threads as the machine offers when the work is large. Each output is summed by one thread
 // in a fixed order, so results do not depend on the thread count.

@@ -147,11 +147,8 @@ void checkSampledOutputs(const ConvCheck& job, const CheckContext& ctx, ElementC
     std::uniform_int_distribution<long long> pick(0, r.total - 1);
     std::vector<long long> picks(static_cast<std::size_t>(std::max(0, ctx.sampledOutputs)));
     for (long long& i : picks) i = pick(rng);
-    std::vector<ConvTerms> terms(picks.size());
+    const std::vector<ConvTerms> terms = convReferenceAtMany(job.shape, job.layout, job.direction, job.A, job.B, picks);
     const auto count = static_cast<long long>(picks.size());
-    parallelRanges(count, static_cast<double>(count) * convReductionLength(job.shape, job.direction), [&](long long begin, long long end) {
-        for (long long s = begin; s < end; ++s) terms[s] = convReferenceAt(job.shape, job.layout, job.direction, job.A, job.B, picks[s]);
-    });
     for (long long s = 0; s < count; ++s) {
         const long long i = picks[s];
         checker.check(i, job.D.values[i], terms[s].value, terms[s].scale, [&] { return convOutputName(job.shape, job.layout, job.direction, i); });

@@ -303,6 +303,37 @@ TEST_CASE("conv's full computation matches one output at a time, and its bounds 
     }
 }
 
+// The sampled check computes its outputs together (bwd_weight: grouped by group and tap, each
+// group walking the pixels once): the very same bits as one output at a time, for picks that
+// repeat, share taps, or are alone on theirs, in every direction and layout; a 1x1 filter's one
+// tap is split over several groups.
+TEST_CASE("conv's outputs computed together equal those computed one at a time, bit for bit", "[reference][conv]") {
+    std::mt19937_64 rng(19);
+    auto shapes = awkwardShapes();
+    shapes.push_back(shapeOf(2, 2, 5, 3, {4, 2, 1, 1}, {6, 3, 2, 1, 2}, {7, 3, 1, 2, 1}));  // 3-D, groups, strides, dilation
+    shapes.push_back(shapeOf(3, 1, 6, 7, {1, 1}, {9, 1}, {11, 1}));                         // 1x1: every pick on one tap
+    for (const ConvShape& s : shapes) {
+        for (const ConvLayout layout : kLayouts) {
+            for (const ConvDirection direction : kDirections) {
+                CAPTURE(convDirectionName(direction));
+                const auto A = randomValues(convElementsOfA(s, direction), rng), B = randomValues(convElementsOfB(s, direction), rng);
+                std::uniform_int_distribution<long long> pick(0, convElementsOfD(s, direction) - 1);
+                std::vector<long long> picks(300);
+                for (long long& i : picks) i = pick(rng);
+                picks.push_back(picks.front());  // a repeated output
+                const std::vector<ConvTerms> many = convReferenceAtMany(s, layout, direction, A.data(), B.data(), picks);
+                REQUIRE(many.size() == picks.size());
+                bool same = true;
+                for (std::size_t i = 0; i < picks.size(); ++i) {
+                    const ConvTerms one = convReferenceAt(s, layout, direction, A.data(), B.data(), picks[i]);
+                    same = same && one.value == many[i].value && one.scale == many[i].scale;
+                }
+                REQUIRE(same);
+            }
+        }
+    }
+}
+
 TEST_CASE("conv's full computation is right across slabs of outputs", "[reference][conv]") {
     // Depthwise 1x1: each output is x * w, and there are more outputs than one slab holds.
     const ConvShape s = shapeOf(1, 4, 1, 1, {1, 1}, {520, 1}, {520, 1});
