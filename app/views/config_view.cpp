@@ -287,6 +287,10 @@ void ConfigView::drawParams() {
         if (std::find(groups.begin(), groups.end(), p.group) == groups.end()) groups.push_back(p.group);
     }
     const float labelW = ImGui::GetContentRegionAvail().x * theme().sizes().propertyLabelFraction;
+    // Parameters without effect for this config (the manifest's `applies`) are dimmed, not hidden:
+    // the layout stays put as the direction or gather changes.
+    std::vector<const engine::ParamSpec*> inactive;
+    if (const engine::Arch* arch = model().currentArch()) inactive = model().currentTemplate()->inactiveParams(model().config(), *arch);
     for (const auto& group : groups) {
         const std::string header = (group.empty() ? std::string("Parameters") : group) + "##group";
         ImGui::SetNextItemOpen(true, ImGuiCond_Once);
@@ -306,13 +310,18 @@ void ConfigView::drawParams() {
                 ImGui::AlignTextToFramePadding();
                 const std::string& label = p.label.empty() ? p.name : p.label;
                 const bool bad = implicated(p);
-                ImGui::TextColored(Theme::toVec4(bad ? theme().palette().error : theme().palette().text), "%s", label.c_str());
-                helpTooltip(fmt::format("{}  ({})\n{}", label, p.name, p.help));
+                const bool idle = std::find(inactive.begin(), inactive.end(), &p) != inactive.end();
+                ImGui::TextColored(Theme::toVec4(bad ? theme().palette().error : idle ? theme().palette().textDim : theme().palette().text), "%s",
+                                   label.c_str());
+                helpTooltip(idle ? fmt::format("{}  ({})\nNo effect with this config: {}.\n{}", label, p.name, p.appliesHelp, p.help)
+                                 : fmt::format("{}  ({})\n{}", label, p.name, p.help));
                 ImGui::TableNextColumn();
                 ImGui::PushID(p.name.c_str());
                 const ImVec2 start = ImGui::GetCursorScreenPos();
                 const float right = start.x + ImGui::GetContentRegionAvail().x;
+                if (idle) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.55f);  // faded, still editable
                 drawParam(p);
+                if (idle) ImGui::PopStyleVar();
                 if (bad) {
                     // Outline the field a violated rule names, so the eye finds what to change.
                     const float pad = 2.0f * theme().scale();

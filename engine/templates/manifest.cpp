@@ -129,6 +129,10 @@ ParamSpec parseParam(const fs::path& file, const XMLElement* e) {
     p.label = attr(e, "label", p.name);
     p.help = attr(e, "help");
     p.group = attr(e, "group", "Parameters");
+    p.applies = attr(e, "applies");
+    p.appliesHelp = attr(e, "applies-help");
+    if (p.applies.empty() != p.appliesHelp.empty())
+        fail(file, p.line, "parameter '" + p.name + "': applies and applies-help go together (an expression, and where it holds in words)");
     const std::string type = requiredAttr(file, e, "type");
     p.defaultValue = requiredAttr(file, e, "default");
     if (type == "int") {

@@ -30,6 +30,10 @@ struct ParamSpec {
     long long maxValue = 0;
     std::vector<EnumChoice> choices;  // Enum
     std::string defaultValue;         // canonical text: "128", "true", "f16"
+    // Where the parameter has an effect: an expression over the config (parameters, choices'
+    // attributes, derived values, the arch), empty for everywhere; appliesHelp says where in words
+    // ("bwd_weight only"). The editor dims a parameter whose expression is 0 for the config.
+    std::string applies, appliesHelp;
     int line = 0;
 };
 

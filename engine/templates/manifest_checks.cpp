@@ -93,6 +93,14 @@ void checkDefaults(const Template& tmpl, const Arch& arch) {
             fail(m, c.line, std::string("constraint: ") + e.what() + " for the default config");
         }
     }
+    for (const ParamSpec& p : m.params) {
+        if (p.applies.empty()) continue;
+        try {
+            evaluateExpressionStrict(p.applies, vars);
+        } catch (const InputError& e) {
+            fail(m, p.line, "parameter '" + p.name + "': applies: " + e.what() + " for the default config");
+        }
+    }
     if (auto [line, why] = geometryProblem(m, vars); line) fail(m, line, why + " for the default config");
     checkMessages(m, vars);
 }

@@ -190,6 +190,19 @@ std::map<std::string, double> Template::variables(const Config& config, const Ar
     return vars;
 }
 
+std::vector<const ParamSpec*> Template::inactiveParams(const Config& config, const Arch& arch) const {
+    std::vector<const ParamSpec*> inactive;
+    VariableMap vars;
+    try {
+        vars = variables(config, arch);
+        for (const ParamSpec& p : m_manifest.params)
+            if (!p.applies.empty() && evaluateExpression(p.applies, vars) == 0) inactive.push_back(&p);
+    } catch (const InputError&) {
+        return {};  // validate() says what is wrong with the config
+    }
+    return inactive;
+}
+
 std::vector<Violation> Template::validate(const Config& config, const Arch& arch) const {
     const VariableMap vars = variables(config, arch);
     std::vector<Violation> violations;

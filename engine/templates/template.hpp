@@ -99,6 +99,11 @@ public:
     // Throws InputError when the config is not of this template.
     std::vector<Violation> validate(const Config& config, const Arch& arch) const;
 
+    // The parameters that have no effect for this config (their `applies` is 0: conv_wgmma's
+    // SPLITK outside bwd_weight), in manifest order; what the editor dims. A config whose
+    // expressions cannot be evaluated has none.
+    std::vector<const ParamSpec*> inactiveParams(const Config& config, const Arch& arch) const;
+
     // The procedural name from the manifest's name pattern: "gemm_f16_rcr_128x128x32_w64x64_s2",
     // with the flags' suffix when they are not the defaults ("..._s2_r64_fm"). It is also the
     // kernel's entry point (${KERNEL_NAME}), so two variants never share a kernel name.

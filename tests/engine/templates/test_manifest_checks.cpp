@@ -238,3 +238,33 @@ TEST_CASE("problem quantities are computed from the sizes, in order, and a bad o
     const std::string problemEnd = "</problem>";
     requireRefused(loadEdited("quantity", {{problemEnd, "<quantity name=\"Q\" expr=\"n * NOPE\"/></problem>"}}), 23, "NOPE");
 }
+
+// A parameter's `applies` (with `applies-help`, where it holds in words) says for which configs it
+// has an effect; the editor dims it elsewhere. conv_wgmma's direction-bound parameters; a bad
+// expression or a missing help is refused at load with its line.
+TEST_CASE("a parameter that has no effect for a config is listed as inactive", "[templates][applies]") {
+    const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
+    const auto conv = lib.find("conv_wgmma");
+    REQUIRE(conv);
+    const Arch arch = manifestCheckArch(false);
+    auto inactive = [&](const std::map<std::string, std::string>& values) {
+        std::vector<std::string> names;
+        for (const ParamSpec* p : conv->inactiveParams(conv->withValues(conv->defaultConfig(), values), arch)) names.push_back(p->name);
+        return names;
+    };
+    using Names = std::vector<std::string>;
+    CHECK(inactive({}) == Names{"SPLITK", "HALO_FILTER", "DATA_FILTER", "MN_ATOM"});
+    CHECK(inactive({{"direction", "bwd_weight"}}) == Names{"STORE", "GATHER", "HALO_FILTER", "DATA_FILTER"});
+    CHECK(inactive({{"direction", "bwd_data"}}) == Names{"SPLITK", "FOLD", "HALO_FILTER", "MN_ATOM"});
+    CHECK(inactive({{"direction", "bwd_data"}, {"GATHER", "halo"}}) == Names{"SPLITK", "FOLD", "DATA_FILTER", "MN_ATOM"});
+    for (const ParamSpec& p : conv->manifest().params)
+        if (p.name == "SPLITK") CHECK(p.appliesHelp == "bwd_weight only");
+    // A template without `applies` has no inactive parameter.
+    const auto gemm = lib.find("gemm");
+    REQUIRE(gemm);
+    CHECK(gemm->inactiveParams(gemm->defaultConfig(), arch).empty());
+
+    const std::string unroll = "<param name=\"UNROLL\" type=\"int\"";
+    requireRefused(loadEdited("applies_name", {{unroll, unroll + " applies=\"NOPE &gt; 1\" applies-help=\"never\""}}), 12, "NOPE");
+    requireRefused(loadEdited("applies_help", {{unroll, unroll + " applies=\"BLOCK &gt; 32\""}}), 12, "applies-help");
+}
