@@ -259,6 +259,10 @@ TEST_CASE("a parameter that has no effect for a config is listed as inactive", "
     CHECK(inactive({{"direction", "bwd_data"}, {"GATHER", "halo"}}) == Names{"SPLITK", "FOLD", "DATA_FILTER", "MN_ATOM"});
     for (const ParamSpec& p : conv->manifest().params)
         if (p.name == "SPLITK") CHECK(p.appliesHelp == "bwd_weight only");
+    const auto mmaConv = lib.find("conv");
+    REQUIRE(mmaConv);
+    CHECK(mmaConv->inactiveParams(mmaConv->defaultConfig(), arch).size() == 1);
+    CHECK(mmaConv->inactiveParams(mmaConv->withValues(mmaConv->defaultConfig(), {{"direction", "bwd_weight"}}), arch).empty());
     // A template without `applies` has no inactive parameter.
     const auto gemm = lib.find("gemm");
     REQUIRE(gemm);
