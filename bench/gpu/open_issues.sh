@@ -10,6 +10,9 @@
 #                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, GeGLU, RMSNorm + RoPE,
 #                LayerNorm + Linear, normalised in registers and folded)
 #   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
+#   generic      the data-parallel set at its default sizes: each template's default and its tuned
+#                preset, and the teaching configs whose slowness is the lesson (transpose without
+#                padding, global atomics, the ladder's naive and warp-tile rungs)
 #   templates    every template's default against its baselines (templates_bench.sh)
 # Writes OUTDIR/PART_runs.jsonl and OUTDIR/PART.md (conv and templates: their scripts' files).
 # Usage (repository root, binaries built or carried): bench/gpu/open_issues.sh OUTDIR PART...
@@ -63,14 +66,42 @@ transformer() {
   run $p ln_linear_wgmma "LayerNorm + Linear, preset folded" --preset folded
 }
 
+generic() {
+  local p=generic
+  run $p map "add f32 (default)"
+  run $p map "add f16" --set dtype=f16
+  run $p reduce "sum f32 (default)"
+  run $p scan "inclusive sum f32 (default)"
+  run $p scan "preset tuned" --preset tuned
+  run $p scan "reduce-then-scan" --set algo=rts
+  run $p filter "x > t f32 (default)"
+  run $p histogram "256 bins, per block (default)"
+  run $p histogram "256 bins, global atomics" --set privatize=global
+  run $p histogram "4096 bins" --set BINS=4096
+  run $p transpose "f32 padded (default)"
+  run $p transpose "f32 no padding" --set smem=naive_smem
+  run $p transpose "f32 swizzled" --set smem=swizzle
+  run $p transpose "f32, preset tuned" --preset tuned
+  run $p transpose "f16, preset tuned" --set dtype=f16 --preset tuned
+  run $p stencil "25-point (default)"
+  run $p stencil "7-point, preset seven_point" --preset seven_point
+  run $p stencil "25-point naive" --set strategy=naive
+  run $p radix_sort "keys (default)"
+  run $p radix_sort "pairs" --set sort=pairs
+  run $p join "int32 keys (default)"
+  run $p group_by "sum (default)"
+  run $p matmul_ladder "naive (default)"
+  run $p matmul_ladder "warp tiles" --set STAGE=warptile
+}
+
 for part in "$@"; do
   case $part in
-    gemm | transformer)
+    gemm | transformer | generic)
       : > "$out/${part}_runs.jsonl"
       $part
       python3 bench/gpu/summarize_templates.py "$out/${part}_runs.jsonl" > "$out/$part.md" ;;
     conv) KX_CONV_TEMPLATE=conv_wgmma bench/gpu/conv_bench.sh "$out" ;;
     templates) bench/gpu/templates_bench.sh "$out" ;;
-    *) echo "open_issues.sh: unknown part '$part' (gemm, transformer, conv, templates)" >&2; exit 2 ;;
+    *) echo "open_issues.sh: unknown part '$part' (gemm, transformer, generic, conv, templates)" >&2; exit 2 ;;
   esac
 done
