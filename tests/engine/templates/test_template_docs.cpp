@@ -3,31 +3,19 @@
 // the project README's template table has its row with a link to that README.
 #include "../test_support.hpp"
 
+#include "compile/compile_files.hpp"
 #include "templates/template_library.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace kx::engine;
 
-namespace {
-
-std::string readText(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-}  // namespace
-
 TEST_CASE("every template has a README with its measurements and a row in the project README's table", "[templates][docs]") {
     const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
-    const std::string projectReadme = readText(kx::test::sourceDir() / "README.md");
+    const std::string projectReadme = compile_files::readFile(kx::test::sourceDir() / "README.md");
     REQUIRE_FALSE(projectReadme.empty());
     REQUIRE(lib.templates().size() >= 10);
     for (const auto& tmpl : lib.templates()) {
@@ -35,7 +23,7 @@ TEST_CASE("every template has a README with its measurements and a row in the pr
         INFO("template " << m.id);
         const fs::path readme = fs::path(m.folder) / "README.md";
         REQUIRE(fs::is_regular_file(readme));
-        const std::string text = readText(readme);
+        const std::string text = compile_files::readFile(readme);
         const bool runsHere = std::find(m.languages.begin(), m.languages.end(), "cuda") != m.languages.end();
         if (runsHere)
             CHECK(text.find("\n## Measured") != std::string::npos);
