@@ -46,8 +46,14 @@ void checkVariantArgs(const Template& tmpl, const VariantArgs& args) {
     if (!args.preset.empty()) {
         const std::vector<PreselectedSet> sets = loadPreselected(tmpl);
         if (std::none_of(sets.begin(), sets.end(), [&](const PreselectedSet& set) { return set.name == args.preset; })) {
+            // A set may be defined once per group of arches; each name is listed once.
+            std::vector<std::string> seen;
             std::string names;
-            for (const PreselectedSet& set : sets) names += (names.empty() ? "" : ", ") + set.name;
+            for (const PreselectedSet& set : sets) {
+                if (std::find(seen.begin(), seen.end(), set.name) != seen.end()) continue;
+                seen.push_back(set.name);
+                names += (names.empty() ? "" : ", ") + set.name;
+            }
             throw InputError("no preselected set '" + args.preset + "' of " + tmpl.id() + (sets.empty() ? std::string(" (it has none)") : "; its sets: " + names));
         }
     }

@@ -38,6 +38,10 @@ TEST_CASE("kx run and kx sweep report a mistyped preset or parameter before they
     CHECK(preset.exitCode == 2);
     CHECK_THAT(preset.err, Catch::Contains("no preselected set 'few_channel' of conv_wgmma; its sets: fwd_64_filters") &&
                                Catch::Contains("few_channels_data") && !Catch::Contains("driver"));
+    // transpose defines 'tuned' twice (CUDA arches, AMD arches): the list names it once.
+    const Outcome perArch = runKx("run transpose --arch native --preset tune");
+    CHECK(perArch.exitCode == 2);
+    CHECK_THAT(perArch.err, Catch::Contains("its sets: tuned, tiles, pairs"));
     const Outcome none = runKx("run map --arch native --preset tuned");
     CHECK(none.exitCode == 2);
     CHECK_THAT(none.err, Catch::Contains("no preselected set 'tuned' of map (it has none)"));
