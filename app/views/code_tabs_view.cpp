@@ -200,7 +200,10 @@ void CodeTabsView::drawSplitToolbar(bool roomy) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Clicking a line scrolls the other panes to the code of the same source line");
     ImGui::SameLine(0, 24);
     if (!roomy && m_split != CodeSplit::None) {
-        ImGui::TextColored(Theme::toVec4(pal.warn), "Too narrow to show it beside: Ctrl+M maximises this panel");
+        // A hint, not a warning: the default window is narrower than the split wants, and the
+        // source alone is what the panel should show then.
+        ImGui::TextColored(Theme::toVec4(pal.textDim), "%s beside it needs a wider panel (Ctrl+M)",
+                           m_split == CodeSplit::Ptx ? "PTX" : "SASS");
     } else if (m_links.selected() > 0) {
         const engine::SourceLineInfo* info = m_links.map().info(m_links.selected());
         ImGui::TextColored(Theme::toVec4(pal.text), "Line %d: %d PTX, %d SASS lines", m_links.selected(),

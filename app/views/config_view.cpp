@@ -383,7 +383,16 @@ void ConfigView::drawParam(const engine::ParamSpec& p) {
         if (choices.empty() && p.maxValue >= p.minValue && p.maxValue - p.minValue < static_cast<long long>(kMaxRadioChoices)) {
             for (long long x = p.minValue; x <= p.maxValue; ++x) choices.push_back(x);
         }
-        if (!choices.empty() && choices.size() <= kMaxRadioChoices) {
+        // Buttons only where they all fit the value column; a narrow panel gets the list instead
+        // of buttons cut off at its edge.
+        const ImGuiStyle& style = ImGui::GetStyle();
+        float buttonsWidth = 0.0f;
+        for (long long c : choices) {
+            buttonsWidth += ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + style.ItemSpacing.x +
+                            ImGui::CalcTextSize(fmt::format("{}\u00d7", c).c_str()).x;
+        }
+        const bool buttonsFit = buttonsWidth <= ImGui::GetContentRegionAvail().x;
+        if (!choices.empty() && choices.size() <= kMaxRadioChoices && buttonsFit) {
             for (std::size_t i = 0; i < choices.size(); ++i) {
                 if (i > 0) ImGui::SameLine();
                 const std::vector<std::string>& breaks = wouldBreak(p.name, std::to_string(choices[i]));
@@ -393,9 +402,9 @@ void ConfigView::drawParam(const engine::ParamSpec& p) {
                 if (!breaks.empty()) ImGui::PopStyleColor();
                 helpTooltip(breaks.empty() ? help : fmt::format("{} would break: {}", choices[i], breaks.front()));
             }
-        } else if (!p.allowed.empty()) {
+        } else if (!choices.empty()) {
             if (ImGui::BeginCombo("##v", value.c_str())) {
-                for (long long a : p.allowed) {
+                for (long long a : choices) {
                     const std::vector<std::string>& breaks = wouldBreak(p.name, std::to_string(a));
                     if (!breaks.empty()) ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().palette().error));
                     const std::string text = std::to_string(a) + (breaks.empty() ? "" : "  \u00d7");
