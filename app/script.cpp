@@ -470,6 +470,11 @@ void ScriptRunner::stepCompare(const ScriptCommand& c, ExplorerApp& app) {
         if (b < 0) variantIndex(c, app, c.second);
         app.showView("compare");
         app.compare().selectPair(a, b);
+    } else if (c.kind == ScriptCommand::Kind::CompareTable) {
+        std::vector<int> pins;
+        for (const auto& [variant, unused] : c.values) pins.push_back(variantIndex(c, app, variant));
+        app.showView("compare");
+        app.compare().tickOnly(pins);
     } else if (c.kind == ScriptCommand::Kind::CompareTab) {
         app.showView("compare");
         app.compare().selectDiffTab(c.argument == "ptx" ? DiffTab::Ptx : c.argument == "sass" ? DiffTab::Sass : DiffTab::Source);
@@ -509,6 +514,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Fault:
     case Kind::WaitRun: return stepRun(c, app);
     case Kind::CompareSelect:
+    case Kind::CompareTable:
     case Kind::CompareTab:
     case Kind::ExportCompare: stepCompare(c, app); return false;
     case Kind::Sweep: return stepSweep(c, app);

@@ -46,6 +46,8 @@
 //   compare-select A B       open the Compare view, diff variants A and B and tick both for the
 //                            table; a variant is its 1-based position in the session, its name,
 //                            or the distinctive tail of its name ("64x128x32_w32x64_s2")
+//   compare-table A B [C D]  open the Compare view and tick exactly these variants (2 to 4, in the same
+//                            forms as compare-select) for its table and roofline; the diff pair stays
 //   compare-tab source|ptx|sass   select a diff tab of the Compare view
 //   export-compare FILE      write the Compare view's metrics table as FILE.csv or FILE.md
 //   tutorial open ID         open the Tutorials window on tutorial ID (at its saved step)
@@ -144,14 +146,14 @@ public:
 struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
-        Keep, CompareSelect, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
+        Keep, CompareSelect, CompareTable, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
         UserKernel, Flag, Share, Front, Preset, Size, PrintLaunch
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
     std::string second;                                       // compare-select: B; rename: new name; notes: text
-    std::vector<std::pair<std::string, std::string>> values;  // set, expect, size
+    std::vector<std::pair<std::string, std::string>> values;  // set, expect, size; compare-table: the variants
     int count = 0;                                            // frames
     int line = 0;
 };

@@ -2,6 +2,7 @@
 // table by the command's name. The workspace, code and user-kernel commands have their parsers
 // beside their steps (script_workspace.cpp, script_code.cpp, script_user.cpp).
 #include "script.hpp"
+#include "compare_model.hpp"
 
 #include <fmt/format.h>
 
@@ -119,6 +120,12 @@ void parseCompareSelect(const Words& w, ScriptCommand& c) {
     if (argCount(w) != 2) throw std::invalid_argument(fmt::format("'compare-select' takes two pins (A B), got {}", argCount(w)));
     c.argument = w[1];
     c.second = w[2];
+}
+
+void parseCompareTable(const Words& w, ScriptCommand& c) {
+    if (argCount(w) < 2 || argCount(w) > static_cast<int>(CompareModel::kMaxSelected))
+        throw std::invalid_argument(fmt::format("'compare-table' takes 2 to {} variants, got {}", CompareModel::kMaxSelected, argCount(w)));
+    for (std::size_t i = 1; i < w.size(); ++i) c.values.emplace_back(w[i], "");
 }
 
 void parseCompareTab(const Words& w, ScriptCommand& c) {
@@ -249,6 +256,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"wait-run", {Kind::WaitRun, parseNoArgument}},
     {"crash", {Kind::Crash, parseNoArgument}},
     {"compare-select", {Kind::CompareSelect, parseCompareSelect}},
+    {"compare-table", {Kind::CompareTable, parseCompareTable}},
     {"compare-tab", {Kind::CompareTab, parseCompareTab}},
     {"export-compare", {Kind::ExportCompare, parseExportCompare}},
     {"tutorial", {Kind::Tutorial, parseTutorial}},
@@ -288,7 +296,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         if (!parse)
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, close, wait-compile, frames, screenshot, export-roofline, "
                                     "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
-                                    "compare-select, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
+                                    "compare-select, compare-table, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
                                     "print-layout, idle-cpu, theme-check, quit, code, kernel, flag, share)",
                                     w[0]));
         try {

@@ -94,6 +94,18 @@ bool CompareView::selectPair(int a, int b) {
     return true;
 }
 
+bool CompareView::tickOnly(const std::vector<int>& pins) {
+    syncSelection();
+    const int n = static_cast<int>(m_ticked.size());
+    if (pins.size() > CompareModel::kMaxSelected) return false;
+    for (int i : pins) {
+        if (i < 0 || i >= n) return false;
+    }
+    std::fill(m_ticked.begin(), m_ticked.end(), false);
+    for (int i : pins) m_ticked[static_cast<std::size_t>(i)] = true;
+    return true;
+}
+
 std::vector<SnapshotPtr> CompareView::selected() const {
     std::vector<SnapshotPtr> out;
     const auto& pins = model().compare().pins();

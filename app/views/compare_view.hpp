@@ -34,6 +34,9 @@ public:
     // Chooses the diff pair by pin index (scripts, the A/B combos). Returns false when either is
     // out of range; also ticks both for the table.
     bool selectPair(int a, int b);
+    // Ticks exactly these pins (indices) for the table and roofline, at most kMaxSelected; the
+    // diff pair is left as it is. Returns false when one is out of range.
+    bool tickOnly(const std::vector<int>& pins);
     void selectDiffTab(DiffTab tab) { m_requestedTab = static_cast<int>(tab); }
     // Writes the metrics table of the ticked pins: FILE.csv or FILE.md by extension. Returns false
     // with lastExportMessage() saying why.

@@ -113,6 +113,7 @@ TEST_CASE("gui: three pinned GEMM tile configs in the Compare view", "[app][gui]
     const fs::path shot = dir.path / "compare.png";
     const fs::path csv = dir.path / "compare.csv";
     const fs::path md = dir.path / "compare.md";
+    const fs::path two = dir.path / "two.csv";
     const fs::path script = writeScript(dir, R"(# three tile shapes of one GEMM on Hopper, side by side
 template gemm
 arch sm_90
@@ -128,6 +129,8 @@ compare-tab ptx
 export-compare )" + csv.string() + R"(
 export-compare )" + md.string() + R"(
 screenshot )" + shot.string() + R"(
+compare-table 3 1
+export-compare )" + two.string() + R"(
 )");
     const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'");
     INFO(r.stderrText);
@@ -151,6 +154,14 @@ screenshot )" + shot.string() + R"(
     const std::string markdown = readFile(md);
     CHECK(markdown.find("| Registers (/thread) |") != std::string::npos);
     CHECK(markdown.find("**") != std::string::npos);  // a best value in bold
+    // compare-table ticks exactly the variants it names: the table loses the 128x128 column.
+    const std::string narrowed = readFile(two);
+    INFO(narrowed);
+    const std::string header = narrowed.substr(0, narrowed.find('\n'));
+    CHECK(header.find("gemm_f16_rcr_64x128x32") != std::string::npos);
+    CHECK(header.find("gemm_f16_rcr_128x64x32") != std::string::npos);
+    CHECK(header.find("gemm_f16_rcr_128x128x32") == std::string::npos);
+    CHECK(narrowed.find("\nThreads,/block,128,128\n") != std::string::npos);
 }
 
 TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][compare]") {
@@ -161,6 +172,13 @@ TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][c
         const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
         CHECK(r.exitCode == 2);
         CHECK(r.stderrText.find(script.string() + ":4: no single variant matches '7'") != std::string::npos);
+    }
+    SECTION("a table of one variant") {
+        TempDir dir("compare_table_one");
+        const fs::path script = writeScript(dir, "template gemm\narch sm_90\npin\ncompare-table 1\n");
+        const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
+        CHECK(r.exitCode == 2);
+        CHECK(r.stderrText.find(script.string() + ":4: 'compare-table' takes 2 to 4 variants, got 1") != std::string::npos);
     }
     SECTION("a malformed command is caught before a window opens") {
         TempDir dir("compare_bad_syntax");
