@@ -3,6 +3,7 @@
 #include "compare_flags.hpp"
 
 #include "export_file.hpp"
+#include "analysis/roofline_scene.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -23,21 +24,22 @@ namespace {
 constexpr float kTopFraction = 0.5f;
 // The roofline's share of the top row's width.
 constexpr float kRooflineFraction = 0.34f;
-// The compute roof the templates reach: their inner loops are FP32 FMA (see roofline_view.cpp).
+// The compute roof of a variant whose units the device does not list: the CUDA cores' FP32 FMA.
 constexpr const char* kSimtUnit = "fp32";
 
-// A device of the arch's compute capability, the H100 SXM first (what our users run on).
-const engine::DeviceSpec* deviceFor(const engine::ArchDatabase& db, const std::string& archName) {
+// The device the comparison is drawn for: the one the first measured column ran on, else this
+// machine's GPU, where either has the first column's compute capability; else the arch's usual
+// device (the H100 SXM for sm_90).
+const engine::DeviceSpec* deviceFor(const engine::ArchDatabase& db, const std::string& archName,
+                                    const std::vector<const engine::RunReport*>& runs, const std::string& thisGpu) {
     const engine::Arch* arch = db.findArch(archName);
-    auto matches = [&](const engine::DeviceSpec& d) {
-        const engine::Arch* da = db.findArch(d.arch);
-        if (arch == nullptr || da == nullptr || da->vendor != arch->vendor) return false;
-        return da->nv.computeMajor == arch->nv.computeMajor && da->nv.computeMinor == arch->nv.computeMinor;
-    };
-    if (const engine::DeviceSpec* sxm = db.findDevice("h100_sxm"); sxm != nullptr && matches(*sxm)) return sxm;
-    for (const auto& d : db.devices())
-        if (matches(d)) return &d;
-    return db.findDevice("h100_sxm");
+    if (arch == nullptr) return db.findDevice("h100_sxm");
+    for (const engine::RunReport* r : runs)
+        if (r != nullptr && !r->deviceName.empty())
+            if (const engine::DeviceSpec* d = engine::deviceForGpuName(db, *arch, r->deviceName)) return d;
+    if (!thisGpu.empty())
+        if (const engine::DeviceSpec* d = engine::deviceForGpuName(db, *arch, thisGpu)) return d;
+    return engine::rooflineDeviceForArch(db, *arch);
 }
 
 }  // namespace
@@ -131,20 +133,29 @@ void CompareView::rebuild() {
     for (std::size_t i = 0; i < pins.size() && i < m_ticked.size(); ++i)
         if (m_ticked[i]) m_columnPin.push_back(static_cast<int>(i));
 
-    // The roofline of the first column's arch: DRAM and the FP32 roof, and each column's points.
+    // The roofline of the device the columns ran on: DRAM, the roof of each column's units (the
+    // CUDA cores' FP32, a dtype's tensor cores), and each column's points.
     m_roof = Roof{};
     if (sel.empty()) return;
-    const engine::DeviceSpec* device = deviceFor(model().archDatabase(), sel.front()->arch);
+    const std::string thisGpu = model().runs().runnerState() == RunnerState::Ready ? model().runs().deviceName() : std::string();
+    const engine::DeviceSpec* device = deviceFor(model().archDatabase(), sel.front()->arch, runs, thisGpu);
     if (device == nullptr) return;
     const engine::RooflineModel roof(*device);
     const engine::RooflineCeiling* dram = roof.memory("dram");
-    const engine::RooflineCeiling* fp32 = roof.compute(kSimtUnit);
-    if (dram == nullptr || fp32 == nullptr) return;
+    if (dram == nullptr || roof.compute(kSimtUnit) == nullptr) return;
+    for (const auto& s : sel) {
+        const engine::RooflineCeiling* c = roof.compute(s->rooflineUnit);
+        if (c == nullptr) c = roof.compute(kSimtUnit);
+        const std::string label = c->label + " " + chart::formatCompact(c->value, 1) + "FLOP/s";
+        if (std::none_of(m_roof.roofs.begin(), m_roof.roofs.end(), [&](const auto& r) { return r.second == label; }))
+            m_roof.roofs.emplace_back(c->value, label);
+    }
+    std::sort(m_roof.roofs.begin(), m_roof.roofs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     m_roof.valid = true;
     m_roof.device = device->name;
     m_roof.dramBw = dram->value;
-    m_roof.fp32Peak = fp32->value;
-    double xLo = 0.5, xHi = fp32->value / dram->value * 4, yHi = fp32->value * 1.5, yLo = dram->value * 0.5;
+    const double top = m_roof.roofs.front().first;
+    double xLo = 0.5, xHi = top / dram->value * 4, yHi = top * 1.5, yLo = dram->value * 0.5;
     const std::size_t n = sel.size();
     m_roof.predX.assign(n, {});
     m_roof.predY.assign(n, {});
@@ -383,14 +394,18 @@ void CompareView::drawRoofline(float height) {
     y.scale = m_roof.y;
     Chart chart(theme());
     if (chart.begin("##cmproof", ImVec2(-1, height - noteH), x, y)) {
-        const double ridge = m_roof.fp32Peak / m_roof.dramBw;
-        // Ceilings in a neutral colour: the series hues belong to the variants.
+        // Ceilings in a neutral colour: the series hues belong to the variants. The DRAM slope
+        // runs up to the highest roof; each roof starts where the slope meets it.
         const ImU32 roofColour = pal.textDim;
-        chart.segment(m_roof.x.min, m_roof.dramBw * m_roof.x.min, ridge, m_roof.fp32Peak, roofColour, 2.0f);
-        chart.segment(ridge, m_roof.fp32Peak, m_roof.x.max, m_roof.fp32Peak, roofColour, 2.0f);
-        // Label at the roof's left end: the points sit at its right, at the problem's high intensity.
-        chart.text(ridge, m_roof.fp32Peak, "FP32 " + chart::formatCompact(m_roof.fp32Peak, 1) + "FLOP/s", roofColour,
-                   ImVec2(0, 1), ImVec2(4, -4), true);
+        const double topRidge = m_roof.roofs.front().first / m_roof.dramBw;
+        chart.segment(m_roof.x.min, m_roof.dramBw * m_roof.x.min, topRidge, m_roof.roofs.front().first, roofColour, 2.0f);
+        for (const auto& [peak, label] : m_roof.roofs) {
+            const double ridge = peak / m_roof.dramBw;
+            chart.segment(ridge, peak, m_roof.x.max, peak, roofColour, 2.0f);
+            // Label at the roof's left end: the points sit at its right, at the problem's high intensity.
+            chart.text(ridge, peak, label, roofColour, ImVec2(0, 1), ImVec2(4, -4), true);
+        }
+        const double ridge = m_roof.roofs.back().first / m_roof.dramBw;
         const double labelX = std::sqrt(m_roof.x.min * ridge);  // half-way up the diagonal, in log space
         chart.text(labelX, m_roof.dramBw * labelX,
                    fmt::format("DRAM {:.0f} GB/s", m_roof.dramBw / 1e9), roofColour, ImVec2(0, 1), ImVec2(6, -6), true);

@@ -52,7 +52,10 @@ private:
     struct Roof {
         bool valid = false;
         std::string device;
-        double dramBw = 0, fp32Peak = 0;  // bytes/s, FLOP/s
+        double dramBw = 0;  // bytes/s
+        // The compute roofs of the compared variants' units (FP32, FP16 tensor, ...), highest
+        // first: FLOP/s and the label drawn on it.
+        std::vector<std::pair<double, std::string>> roofs;
         chart::Scale x, y;
         // Per table column: its predicted point (at most one) and measured point (its latest run).
         std::vector<std::vector<double>> predX, predY, measX, measY;
