@@ -4,6 +4,7 @@
 // a malformed script ("FILE:LINE: reason" on stderr).
 #include "explorer_app.hpp"
 #include "explorer_model.hpp"
+#include "gl_context.hpp"
 #include "script.hpp"
 #include "theme.hpp"
 
@@ -150,13 +151,10 @@ std::optional<int> parseOptions(int argc, char** argv, Options& opt) {
 }
 
 // The OpenGL 3 window with its context current, events counted and the monitor's content scale
-// followed; nullptr (GLFW terminated) after saying why not.
-GLFWwindow* openWindow(const Options& opt, bool headless) {
-    glfwSetErrorCallback(glfwErrorCallback);
-    if (!glfwInit()) {
-        std::cerr << "kernel-explorer: cannot initialise GLFW (no display? try xvfb-run)\n";
-        return nullptr;
-    }
+// followed; nullptr when none can be made. The context reports a GPU reset where the driver can
+// (gl_context.hpp).
+GLFWwindow* createWindow(int width, int height, bool headless) {
+    glfwDefaultWindowHints();
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
     glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
@@ -164,12 +162,13 @@ GLFWwindow* openWindow(const Options& opt, bool headless) {
     // otherwise clear and carry through every frame.
     glfwWindowHint(GLFW_DEPTH_BITS, 0);
     glfwWindowHint(GLFW_STENCIL_BITS, 0);
-    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Kernel Explorer", nullptr, nullptr);
+    app::hintContextRobustness(true);
+    GLFWwindow* window = glfwCreateWindow(width, height, "Kernel Explorer", nullptr, nullptr);
     if (window == nullptr) {
-        std::cerr << "kernel-explorer: cannot create an OpenGL 3 window\n";
-        glfwTerminate();
-        return nullptr;
+        app::hintContextRobustness(false);
+        window = glfwCreateWindow(width, height, "Kernel Explorer", nullptr, nullptr);
     }
+    if (window == nullptr) return nullptr;
     glfwMakeContextCurrent(window);
     glfwSwapInterval(headless ? 0 : 1);  // scripted runs go as fast as the renderer allows
     countEvents(window);
@@ -181,6 +180,21 @@ GLFWwindow* openWindow(const Options& opt, bool headless) {
         g_contentScale = std::clamp(std::max(x, y), 0.5f, 4.0f);
         ++g_events;
     });
+    return window;
+}
+
+// GLFW and the first window; nullptr (GLFW terminated) after saying why not.
+GLFWwindow* openWindow(const Options& opt, bool headless) {
+    glfwSetErrorCallback(glfwErrorCallback);
+    if (!glfwInit()) {
+        std::cerr << "kernel-explorer: cannot initialise GLFW (no display? try xvfb-run)\n";
+        return nullptr;
+    }
+    GLFWwindow* window = createWindow(opt.width, opt.height, headless);
+    if (window == nullptr) {
+        std::cerr << "kernel-explorer: cannot create an OpenGL 3 window\n";
+        glfwTerminate();
+    }
     return window;
 }
 
@@ -224,7 +238,7 @@ class FrameLoop {
 public:
     using Clock = std::chrono::steady_clock;
 
-    FrameLoop(GLFWwindow* window, const Options& opt, app::ScriptRunner* runner, app::ExplorerModel& model, app::ExplorerApp& explorer,
+    FrameLoop(GLFWwindow*& window, const Options& opt, app::ScriptRunner* runner, app::ExplorerModel& model, app::ExplorerApp& explorer,
               Appearance& appearance)
         : m_window(window), m_opt(opt), m_headless(!opt.screenshot.empty()), m_runner(runner), m_model(model), m_explorer(explorer),
           m_appearance(appearance) {}
@@ -240,6 +254,7 @@ public:
             const bool scripted = m_headless || (m_runner && !m_runner->done() && !m_runner->allowsSleep());
             waitForWork(scripted);
             const auto frameStart = Clock::now();
+            if (!keepContext()) return 1;
             if (!update()) return 2;
             draw(frameStart);
             if (const std::optional<int> exitCode = takeScreenshots()) return *exitCode;
@@ -255,6 +270,32 @@ public:
     }
 
 private:
+    // A context the GPU reset (or a script's gl-reset) is replaced by a new window of the same
+    // size and place before the frame is drawn; false when no new one can be made.
+    bool keepContext() {
+        std::string why = app::contextResetStatus();
+        if (why.empty() && m_runner && m_runner->takeContextResetRequest()) why = "a script's gl-reset";
+        if (why.empty()) return true;
+        int x = 0, y = 0, w = 0, h = 0;
+        glfwGetWindowPos(m_window, &x, &y);
+        glfwGetWindowSize(m_window, &w, &h);
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+        glfwDestroyWindow(m_window);
+        m_window = createWindow(w, h, m_headless);
+        if (m_window == nullptr) {
+            std::cerr << "kernel-explorer: the window's OpenGL context was lost (" << why << ") and no new one could be made\n";
+            return false;
+        }
+        glfwSetWindowPos(m_window, x, y);
+        ImGui_ImplGlfw_InitForOpenGL(m_window, true);
+        ImGui_ImplOpenGL3_Init("#version 130");
+        app::nextGlContextGeneration();
+        m_framesLeft = kFramesAfterEvent;
+        std::cerr << "kernel-explorer: the window's OpenGL context was lost (" << why << "); the window was made anew\n";
+        return true;
+    }
+
     void waitForWork(bool scripted) {
         const bool moving = scripted || m_framesLeft > 0 || !m_explorer.activity().empty();
         if (moving) glfwPollEvents();
@@ -328,7 +369,7 @@ private:
         return saveFramebuffer(m_window, m_opt.screenshot) ? 0 : 1;
     }
 
-    GLFWwindow* m_window;
+    GLFWwindow*& m_window;  // main's: a new window after a context reset replaces it there too
     const Options& m_opt;
     const bool m_headless;
     app::ScriptRunner* m_runner;

@@ -13,11 +13,39 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace kx::app {
+
+namespace {
+
+// "20" -> 20; anything that is not a whole number of at least 1 -> nullopt.
+std::optional<int> parseCount(const std::string& text) {
+    std::size_t used = 0;
+    try {
+        const int n = std::stoi(text, &used);
+        if (used == text.size() && n >= 1) return n;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+// "2.5" -> 2.5; anything that is not a number above 0 -> nullopt.
+std::optional<double> parseSeconds(const std::string& text) {
+    std::size_t used = 0;
+    try {
+        const double x = std::stod(text, &used);
+        if (used == text.size() && x > 0 && std::isfinite(x)) return x;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+}  // namespace
 
 void ScriptRunner::fail(const ScriptCommand& c, const std::string& reason) const {
     throw ScriptError(fmt::format("{}:{}: {}", m_script.file, c.line, reason));
@@ -308,6 +336,20 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
             it->second = v;
         }
         break;
+    case ScriptCommand::Kind::RunOptions:
+        for (const auto& [k, v] : c.values) {
+            RunModel& runs = model.runs();
+            if (k == "counters" && (v == "on" || v == "off")) {
+                runs.memoryCounters = v == "on";
+            } else if (k == "reps" && parseCount(v)) {
+                runs.reps = *parseCount(v);
+            } else if (k == "timeout" && parseSeconds(v)) {
+                runs.timeoutSeconds = *parseSeconds(v);
+            } else {
+                fail(c, fmt::format("unknown run option '{}={}' (counters=on|off, reps=N, timeout=SECONDS)", k, v));
+            }
+        }
+        break;
     case ScriptCommand::Kind::PrintLaunch: {
         std::string sizes;
         for (const auto& [k, v] : model.sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
@@ -496,6 +538,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::CloseView:
     case Kind::Front:
     case Kind::Size:
+    case Kind::RunOptions:
     case Kind::PrintLaunch:
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
@@ -525,6 +568,9 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Flag:
     case Kind::Share: return stepUser(c, app);
     case Kind::Tutorial: return stepTutorial(c, app);
+    case Kind::GlReset:
+        m_contextReset = true;  // the frame loop takes it before the next frame
+        return false;
     case Kind::Crash:
         std::cerr.flush();
         ::raise(SIGKILL);

@@ -6,6 +6,8 @@
 //   set BM=64 BN=128         set parameters (one or more KEY=VALUE)
 //   preset NAME              lay the arch's tuned preset NAME over the editor's config, as Start from does
 //   size N=8 C=32 ...        set problem sizes in the Run panel, as typing them there does
+//   run-options KEY=VALUE... the Run panel's settings: counters=on|off (Count memory traffic),
+//                            reps=N, timeout=SECONDS (a run past it is a hang: the runner is killed)
 //   print-launch             print "kernel-explorer: launch: grid X x Y x Z, block X x Y x Z, dynamic smem B
 //                            bytes, for SIZES" (the geometry follows the Run panel's sizes from the next frame)
 //   tab source|ptx|sass|log  select a code tab
@@ -43,6 +45,8 @@
 //                            "kernel-explorer: run: VARIANT: ..." with its outcome on stderr
 //   expect KEY=VALUE...      fail unless the editor's parameters (or compiler flags) have these values (tests)
 //   crash                    end the process with SIGKILL at once, as `kill -9` would
+//   gl-reset                 replace the window and its OpenGL context as a GPU reset of the context
+//                            makes the app do (gl_context.hpp), before the next frame
 //   compare-select A B       open the Compare view, diff variants A and B and tick both for the
 //                            table; a variant is its 1-based position in the session, its name,
 //                            or the distinctive tail of its name ("64x128x32_w32x64_s2")
@@ -147,13 +151,13 @@ struct ScriptCommand {
     enum class Kind {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTable, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
-        WaitSession, Run, Fault, WaitRun, Crash, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share, Front, Preset, Size, PrintLaunch
+        WaitSession, Run, Fault, WaitRun, Crash, GlReset, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
+        UserKernel, Flag, Share, Front, Preset, Size, RunOptions, PrintLaunch
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
     std::string second;                                       // compare-select: B; rename: new name; notes: text
-    std::vector<std::pair<std::string, std::string>> values;  // set, expect, size; compare-table: the variants
+    std::vector<std::pair<std::string, std::string>> values;  // set, expect, size, run-options; compare-table: the variants
     int count = 0;                                            // frames
     int line = 0;
 };
@@ -189,6 +193,8 @@ public:
     bool done() const { return m_pc >= m_script.commands.size(); }
     // A PNG to write from this frame's pixels, set by step(); cleared by takeScreenshot().
     std::optional<std::string> takeScreenshot() { return std::exchange(m_screenshot, std::nullopt); }
+    // Set by gl-reset; cleared by the frame loop, which then makes the window anew.
+    bool takeContextResetRequest() { return std::exchange(m_contextReset, false); }
     // Mouse wheel and keys a `wheel` or `key` command asked for; call after the platform
     // backend's NewFrame and before ImGui::NewFrame.
     void injectInput(ExplorerApp& app, ImGuiIO& io);
@@ -241,6 +247,7 @@ private:
     int m_waitFrames = -1;  // frames left for the current command; -1 when not started
     std::optional<std::chrono::steady_clock::time_point> m_waitStart;
     std::optional<std::string> m_screenshot;
+    bool m_contextReset = false;
     // Input to inject: wheel notches over a view for some frames; a key held for one frame.
     std::string m_wheelView;
     float m_wheelNotches = 0;

@@ -240,6 +240,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"screenshot", {Kind::Screenshot, parseOneArgument}},
     {"front", {Kind::Front, parseNoArgument}},
     {"size", {Kind::Size, parseKeyValues}},
+    {"run-options", {Kind::RunOptions, parseKeyValues}},
     {"print-launch", {Kind::PrintLaunch, parseNoArgument}},
     {"session", {Kind::Session, parseSession}},
     {"demo", {Kind::Demo, parseNoArgument}},
@@ -255,6 +256,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"fault", {Kind::Fault, parseFault}},
     {"wait-run", {Kind::WaitRun, parseNoArgument}},
     {"crash", {Kind::Crash, parseNoArgument}},
+    {"gl-reset", {Kind::GlReset, parseNoArgument}},
     {"compare-select", {Kind::CompareSelect, parseCompareSelect}},
     {"compare-table", {Kind::CompareTable, parseCompareTable}},
     {"compare-tab", {Kind::CompareTab, parseCompareTab}},
@@ -295,7 +297,7 @@ Script parseScriptText(const std::string& text, const std::string& fileName) {
         const Parser parse = parserOf(w, c);
         if (!parse)
             throw error(fmt::format("unknown command '{}' (template, arch, set, tab, view, close, wait-compile, frames, screenshot, export-roofline, "
-                                    "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, fault, wait-run, crash, "
+                                    "expect, session, demo, file-dialog, save-as, keep, rename, notes, load-variant, wait-session, run, run-options, fault, wait-run, crash, gl-reset, "
                                     "compare-select, compare-table, compare-tab, export-compare, tutorial, sweep, tiles, frame-stats, wheel, key, layout, maximise, theme, zoom, "
                                     "print-layout, idle-cpu, theme-check, quit, code, kernel, flag, share)",
                                     w[0]));

@@ -1,5 +1,7 @@
 #include "widgets/image_textures.hpp"
 
+#include "gl_context.hpp"
+
 #include <GL/gl.h>
 #include <fmt/format.h>
 #include <stb/stb_image.h>
@@ -9,6 +11,10 @@
 namespace kx::app {
 
 const ImageTextures::Image& ImageTextures::get(const std::filesystem::path& file) {
+    if (m_generation != glContextGeneration()) {
+        m_images.clear();  // their textures went with the old context: nothing to delete
+        m_generation = glContextGeneration();
+    }
     std::error_code ec;
     const auto written = std::filesystem::last_write_time(file, ec);
     Image& image = m_images[file];

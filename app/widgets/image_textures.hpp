@@ -3,7 +3,7 @@
 // cannot be read or decoded gives the reason instead, once, without retrying every frame.
 //
 // Call from the UI thread with the GL context current. The textures are not deleted at exit:
-// they go with the GL context.
+// they go with the GL context; after a new context (a GPU reset) every file is loaded again.
 #pragma once
 
 #include <imgui.h>
@@ -28,6 +28,7 @@ public:
 
 private:
     std::map<std::filesystem::path, Image> m_images;
+    unsigned m_generation = 0;  // the GL context the textures belong to (gl_context.hpp)
 };
 
 }  // namespace kx::app

@@ -82,6 +82,47 @@ tab source
     CHECK(ptx.distinctColours > 200);
 }
 
+// A GPU reset of the window's context (a kernel faulting on the GPU that draws the window) makes
+// the frame loop replace the window: gl-reset takes the same path without a GPU. What is drawn
+// after it must be whole: fonts, panels, and the tutorial's image loaded into the new context.
+TEST_CASE("gui: a lost OpenGL context is replaced by a new window that draws everything again", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("context_reset");
+    const fs::path after = dir.path / "after.png";
+    const fs::path script = writeScript(dir, R"(template gemm
+arch sm_90
+wait-compile
+tutorial open roofline
+frames 5
+tutorial images
+gl-reset
+frames 10
+tutorial images
+screenshot )" + after.string() + R"(
+)");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.stderrText.find("the window's OpenGL context was lost (a script's gl-reset); the window was made anew") != std::string::npos);
+    // The image is shown before and after: the new context has its own texture of it.
+    std::size_t shown = 0;
+    for (std::size_t at = 0; (at = r.stderrText.find("tutorial: images: 1 shown, 0 not shown", at)) != std::string::npos; ++at) ++shown;
+    CHECK(shown == 2);
+    const Image img = loadImage(after);
+    CHECK(img.width == 1600);
+    CHECK(img.distinctColours > 200);
+}
+
+TEST_CASE("gui: the Run panel's settings from a script, and a bad one exits 2 naming file and line", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("run_options");
+    const fs::path script = writeScript(dir, "template gemm\nrun-options counters=off reps=5 timeout=30\nrun-options reps=0\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
+    CHECK(r.exitCode == 2);
+    CHECK(r.stderrText.find(script.string() + ":3: unknown run option 'reps=0' (counters=on|off, reps=N, timeout=SECONDS)") != std::string::npos);
+    CHECK(r.stderrText.find(":2:") == std::string::npos);
+}
+
 TEST_CASE("gui: an invalid tile still renders and exits 0", "[app][gui]") {
     requirePrerequisites();
     TempDir dir("invalid");
