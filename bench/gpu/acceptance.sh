@@ -65,13 +65,16 @@ for part in "$@"; do
         "$bin/kx run conv_wgmma --arch native --set direction=bwd_data $resnet" \
         "$bin/kx run conv_wgmma --arch native --set direction=bwd_weight,SPLITK=8 $resnet" ;;
     app)
-      if [[ -z ${DISPLAY:-} ]] && ! command -v xvfb-run > /dev/null; then export KX_GUI_RUN=$PWD/bench/gpu/gui_on_gpu.sh; fi
-      KX_GUI_SHOTS=$out/app tests app "" "[gui]"
+      # The script first: the [gui] test plants a fault, and on an H200 whose window was drawn by
+      # the NVIDIA driver, the driver's recovery left later runs beside a GL context failing
+      # until the machine restarted (README, "Reliability").
       rm -rf /tmp/kx-acceptance && mkdir -p /tmp/kx-acceptance
       KX_CARRY=${KX_CARRY:-.carry} XDG_CONFIG_HOME=/tmp/kx-acceptance/config XDG_DATA_HOME=/tmp/kx-acceptance/data \
         bench/gpu/gui_on_gpu.sh bench/gui/acceptance_on_gpu.script "$out/app/final.png" > "$out/app/app.txt" 2>&1
-      echo "app: acceptance script exit $?"
-      cp /tmp/kx-acceptance/*.md /tmp/kx-acceptance/*.png "$out/app/" 2>/dev/null ;;
+      echo "app: acceptance script exit $?; $(grep -c ': PASS ' "$out/app/app.txt") of 5 runs PASS"
+      cp /tmp/kx-acceptance/*.md /tmp/kx-acceptance/*.png "$out/app/" 2>/dev/null
+      if [[ -z ${DISPLAY:-} ]] && ! command -v xvfb-run > /dev/null; then export KX_GUI_RUN=$PWD/bench/gpu/gui_on_gpu.sh; fi
+      KX_GUI_SHOTS=$out/app tests app "" "[gui]" ;;
     *) echo "acceptance.sh: unknown part '$part' (core, generic, gemm, transformer, conv, app)" >&2; exit 2 ;;
   esac
 done
