@@ -14,7 +14,10 @@
 #   app          the app under Xvfb (bench/gpu/gui_on_gpu.sh, .gl carried where there is no X):
 #                the [gpu][gui] test, then bench/gui/acceptance_on_gpu.script (transpose without
 #                and with padding; the same GEMM on the CUDA cores, mma.sync and wgmma, compared)
-# Each part writes OUTDIR/PART/: test_gpu.txt (durations), commands.txt, and the app's files.
+# An area's part may be cut in three where one call must be shorter: AREA:walks (its templates'
+# walks), AREA:cases (its own test cases), AREA:commands. Each writes OUTDIR/AREA/ (the app:
+# OUTDIR/app/): test_gpu.txt (test_gpu_walks.txt, test_gpu_cases.txt; with durations), commands.txt,
+# and the app's files.
 # Usage (repository root, binaries built or carried): bench/gpu/acceptance.sh OUTDIR PART...
 set -uo pipefail
 out=$1; shift
@@ -22,48 +25,69 @@ bin=${KX_BIN:-build/bin}
 export KX_DATA_DIR=${KX_DATA_DIR:-$PWD}
 
 walks="every template's default config*,every parameter value*,every preset of every template*,every combination*"
-tests() {  # part, templates (comma list, "" for all), Catch2 test spec
-  KX_GPU_TEMPLATES=$2 "$bin/test_gpu" "$3" --durations yes > "$out/$1/test_gpu.txt" 2>&1
-  echo "$1: test_gpu: $(grep -E '^(All tests passed|test cases:)' "$out/$1/test_gpu.txt" | tail -1)"
+tests() {  # output folder, templates (comma list, "" for all), Catch2 test spec[, file name suffix]
+  local log=$out/$1/test_gpu${4:+_$4}.txt
+  KX_GPU_TEMPLATES=$2 "$bin/test_gpu" "$3" --durations yes > "$log" 2>&1
+  echo "$1${4:+:$4}: test_gpu: $(grep -E '^(All tests passed|test cases:)' "$log" | tail -1)"
 }
-commands() {  # part, then one command per argument, each run through bash
-  local part=$1; shift
+commands() {  # output folder, then one command per argument, each run through bash
+  local dir=$1; shift
   for c in "$@"; do
-    echo "\$ $c" >> "$out/$part/commands.txt"
-    bash -c "$c" >> "$out/$part/commands.txt" 2>&1
-    echo "exit $?" >> "$out/$part/commands.txt"
+    echo "\$ $c" >> "$out/$dir/commands.txt"
+    bash -c "$c" >> "$out/$dir/commands.txt" 2>&1
+    echo "exit $?" >> "$out/$dir/commands.txt"
   done
-  echo "$part: commands: $(grep -c '^exit 0$' "$out/$part/commands.txt") of $# exit 0"
+  echo "$dir: commands: $(grep -c '^exit 0$' "$out/$dir/commands.txt") of $# exit 0"
 }
+
+# Each area: its templates (walked), its own test cases, and what a user would type.
+declare -A templates cases
+templates[generic]=map,reduce,scan,filter,histogram,transpose,stencil,radix_sort,join,group_by,matmul_ladder
+cases[generic]="radix_sort*,stencil*,[ladder]"
+templates[gemm]=gemm,gemm_mma,gemm_wgmma
+cases[gemm]="[gemm],[gemm_mma],[gemm_wgmma]"
+templates[transformer]=attention,attention_wgmma,rownorm,glu,norm_rope,ln_linear,ln_linear_wgmma
+cases[transformer]="[attention_wgmma]"
+templates[conv]=conv,conv_wgmma
+cases[conv]="conv*"
 attention="--size batch=4,heads=32,kv_heads=32,seq_q=4096,seq_k=4096"
 resnet="--size N=32,C=64,K=64,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1"
-
-for part in "$@"; do
-  mkdir -p "$out/$part"
-  case $part in
-    core) tests core "" "~[templates]~[gui]~[gemm]~[ladder]" ;;
-    generic)
-      tests generic map,reduce,scan,filter,histogram,transpose,stencil,radix_sort,join,group_by,matmul_ladder "$walks,radix_sort*,stencil*,[ladder]"
-      commands generic "$bin/kx templates" "$bin/kx run scan --arch native" \
+area_commands() {  # area
+  case $1 in
+    generic) commands "$1" "$bin/kx templates" "$bin/kx run scan --arch native" \
         "$bin/kx run transpose --arch native --set smem=naive_smem" "$bin/kx run transpose --arch native" ;;
-    gemm)
-      tests gemm gemm,gemm_mma,gemm_wgmma "$walks,[gemm],[gemm_mma],[gemm_wgmma]"
-      commands gemm "$bin/kx run gemm_wgmma --arch native --size M=4096,N=4096,K=4096" \
+    gemm) commands "$1" "$bin/kx run gemm_wgmma --arch native --size M=4096,N=4096,K=4096" \
         "$bin/kx run gemm_wgmma --arch native --size M=8192,N=8192,K=8192" \
         "$bin/kx run gemm_mma --arch native --size M=4096,N=4096,K=4096" \
         "$bin/kx run gemm --arch native --preset tuned_f32 --size M=4096,N=4096,K=4096" ;;
-    transformer)
-      tests transformer attention,attention_wgmma,rownorm,glu,norm_rope,ln_linear,ln_linear_wgmma "$walks,[attention_wgmma]"
-      commands transformer "$bin/kx run attention_wgmma --arch native --preset tuned $attention" \
+    transformer) commands "$1" "$bin/kx run attention_wgmma --arch native --preset tuned $attention" \
         "$bin/kx run attention_wgmma --arch native --preset tuned --set mask=causal $attention" \
         "$bin/kx run attention --arch native --preset tuned $attention" \
         "$bin/kx run rownorm --arch native --preset tuned_layernorm_f16" ;;
-    conv)
-      tests conv conv,conv_wgmma "$walks,conv*"
-      commands conv "$bin/kx run conv --arch native" \
+    conv) commands "$1" "$bin/kx run conv --arch native" \
         "$bin/kx run conv_wgmma --arch native $resnet" \
         "$bin/kx run conv_wgmma --arch native --set direction=bwd_data $resnet" \
         "$bin/kx run conv_wgmma --arch native --set direction=bwd_weight,SPLITK=8 $resnet" ;;
+  esac
+}
+
+for part in "$@"; do
+  area=${part%%:*} piece=${part#*:}
+  [[ $piece == "$part" ]] && piece=all
+  if [[ -n ${templates[$area]:-} ]]; then
+    mkdir -p "$out/$area"
+    case $piece in
+      all) tests "$area" "${templates[$area]}" "$walks,${cases[$area]}"; area_commands "$area" ;;
+      walks) tests "$area" "${templates[$area]}" "$walks" walks ;;
+      cases) tests "$area" "${templates[$area]}" "${cases[$area]}" cases ;;
+      commands) area_commands "$area" ;;
+      *) echo "acceptance.sh: unknown piece '$piece' of $area (walks, cases, commands)" >&2; exit 2 ;;
+    esac
+    continue
+  fi
+  mkdir -p "$out/$part"
+  case $part in
+    core) tests core "" "~[templates]~[gui]~[gemm]~[ladder]" ;;
     app)
       # The script first: the [gui] test plants a fault, and on an H200 whose window was drawn by
       # the NVIDIA driver, the driver's recovery left later runs beside a GL context failing
@@ -75,6 +99,6 @@ for part in "$@"; do
       cp /tmp/kx-acceptance/*.md /tmp/kx-acceptance/*.png "$out/app/" 2>/dev/null
       if [[ -z ${DISPLAY:-} ]] && ! command -v xvfb-run > /dev/null; then export KX_GUI_RUN=$PWD/bench/gpu/gui_on_gpu.sh; fi
       KX_GUI_SHOTS=$out/app tests app "" "[gui]" ;;
-    *) echo "acceptance.sh: unknown part '$part' (core, generic, gemm, transformer, conv, app)" >&2; exit 2 ;;
+    *) echo "acceptance.sh: unknown part '$part' (core, generic, gemm, transformer, conv, app; an area may take :walks, :cases or :commands)" >&2; exit 2 ;;
   esac
 done
