@@ -398,10 +398,13 @@ bool ScriptRunner::stepFrames(const ScriptCommand& c, ExplorerApp& app) {
     case ScriptCommand::Kind::WaitCompile: {
         const auto now = std::chrono::steady_clock::now();
         if (!m_waitStart) m_waitStart = now;
-        if (!app.model().compileIdle()) {
+        // The GPU probe too: what the panels show (the Run panel's GPU, the roofline's device)
+        // must not depend on how fast the runner answered.
+        const bool probing = app.model().runs().runnerState() == RunnerState::Probing;
+        if (!app.model().compileIdle() || probing) {
             if (now - *m_waitStart < kCompileWaitCap) return true;
-            std::cerr << fmt::format("{}:{}: warning: compile still running after {} s; going on\n", m_script.file, c.line,
-                                     kCompileWaitCap.count());
+            std::cerr << fmt::format("{}:{}: warning: {} still running after {} s; going on\n", m_script.file, c.line,
+                                     probing ? "the GPU probe" : "compile", kCompileWaitCap.count());
         }
         m_waitStart.reset();
         return false;
@@ -485,6 +488,9 @@ bool ScriptRunner::stepRun(const ScriptCommand& c, ExplorerApp& app) {
                                        : "failed: " + r.error;
             if (const auto* b = r.primaryBaseline(); r.ok && b && b->speedup > 0) outcome += fmt::format(" {:.3f}x {}", b->speedup, b->name);
             std::cerr << fmt::format("kernel-explorer: run: {}: {}\n", r.variant, outcome);
+            // The Run panel's warning under a failed run, for the logs of scripted runs.
+            if (!r.ok && runs.windowDrawnByRunGpu())
+                std::cerr << fmt::format("kernel-explorer: run: note: the window is drawn by the GPU that ran it ({})\n", runs.windowRenderer);
         }
         return false;
     }

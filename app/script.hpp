@@ -25,7 +25,7 @@
 //                            compare)
 //   close NAME               close the view titled NAME, as its window's close button or the View menu does
 //   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
-//   wait-compile             render until the pending compile finished (at most 120 s)
+//   wait-compile             render until the pending compile and the GPU probe finished (at most 120 s)
 //   session [FILE]           open the session FILE, or create it when absent; without FILE, the
 //                            session a normal start opens (the most recent); wait until it is open
 //   file-dialog new|open|save-as   open File > New / Open / Save As's dialog (the built-in one

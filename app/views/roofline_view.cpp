@@ -126,7 +126,9 @@ void RooflineView::chooseCalibration() {
 
 void RooflineView::rebuild() {
     const engine::Arch* arch = model().currentArch();
-    const Key key{m_deviceId, arch ? arch->name : std::string(), model().generation(), model().measuredPoints().size(),
+    // The picked device, else this machine's GPU where it has the arch's compute capability.
+    const std::string deviceId = drawnDeviceId();
+    const Key key{deviceId, arch ? arch->name : std::string(), model().generation(), model().measuredPoints().size(),
                   m_allRoofs, m_calibration};
     if (m_builtFor && *m_builtFor == key) return;
     m_builtFor = key;
@@ -136,7 +138,7 @@ void RooflineView::rebuild() {
     req.tmpl = model().currentTemplate();
     req.config = model().config();
     req.sizes = model().sizes();
-    req.deviceId = m_deviceId;
+    req.deviceId = deviceId;
     if (m_calibration >= 0 && m_calibration < static_cast<int>(m_calibrations.size())) req.calibration = m_calibrations[m_calibration];
     req.measured = model().measuredPoints();
     req.allRoofs = m_allRoofs;
@@ -203,7 +205,7 @@ void RooflineView::drawToolbar() {
         helpTooltip(fmt::format("{}: {} GB/s DRAM, {} SMs at {} MHz boost, {} MB L2.\nPeaks are dense datasheet figures.\n{}\n{}",
                                 current->name, current->memBandwidthGBs, current->smCount, current->boostClockMhz,
                                 current->l2Bytes >> 20, current->source,
-                                m_deviceId.empty() ? "Follows the arch: a device of its family." : "Picked: stays until you pick Follow the arch."));
+                                m_deviceId.empty() ? "Follows the arch: this machine's GPU where it has the arch's compute capability, else a device of the arch's family." : "Picked: stays until you pick Follow the arch."));
     }
     ImGui::SameLine();
     ImGui::Checkbox("All roofs", &m_allRoofs);

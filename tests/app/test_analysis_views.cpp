@@ -133,6 +133,27 @@ TEST_CASE("gui: an AMD arch shows the occupancy placeholder and still draws a ro
     CHECK(readFile(csv).find("memory,dram,DRAM,datasheet,5300,,,") != std::string::npos);
 }
 
+// The roofline follows the arch: this machine's GPU where it has the arch's compute capability
+// (an H200 draws the H200's datasheet for sm_90), else the arch's usual device (the H100 SXM).
+TEST_CASE("gui: the roofline is drawn for this machine's GPU when it has the arch's compute capability", "[app][gui][analysis]") {
+    requirePrerequisites();
+    for (const auto& [gpu, dram] : {std::pair{"NVIDIA H200", "4800"}, std::pair{"NVIDIA A100-SXM4-80GB", "3350"}}) {
+        DYNAMIC_SECTION(gpu) {
+            TempDir dir("roofline_gpu");
+            const fs::path csv = dir.path / "roofline.csv";
+            const fs::path script = writeScript(dir, "template gemm\narch sm_90\nwait-compile\nview roofline\nframes 3\nexport-roofline " +
+                                                         csv.string() + "\n");
+            const std::string env = std::string("KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='") + gpu + "'";
+            const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'", env);
+            INFO(r.stderrText);
+            REQUIRE(r.exitCode == 0);
+            const std::string text = readFile(csv);
+            INFO(text);
+            CHECK(text.find(std::string("memory,dram,DRAM,datasheet,") + dram + ",,,") != std::string::npos);
+        }
+    }
+}
+
 // The launch geometry (the Launch panel, occupancy's shared memory, the roofline's predicted
 // point) is for the Run panel's problem: conv_wgmma's halo gather keeps a problem-sized input box
 // and filter in shared memory, so UNet's first layer needs twice the default problem's 96 KiB.
