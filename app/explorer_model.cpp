@@ -298,10 +298,28 @@ void ExplorerModel::updateSession() {
         std::sort(byId.begin(), byId.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<RunRecord> history;
         for (auto& [id, record] : byId) history.push_back(std::move(record));
+        // What landed while the session was opening stays: planted faults (never stored) and the
+        // runs that are stored below, once it is open.
+        const std::vector<RunRecord>& before = m_runs.history();
+        auto isFault = [](const RunRecord& r) { return r.variant.rfind(engine::kPlantedFaultPrefix, 0) == 0; };
+        std::size_t unstored = m_runs.pendingFinished();  // the last runs of the history that are not faults
+        std::vector<bool> keep(before.size(), false);
+        for (std::size_t i = before.size(); i-- > 0;) {
+            if (isFault(before[i])) {
+                keep[i] = true;
+            } else if (unstored > 0) {
+                keep[i] = true;
+                --unstored;
+            }
+        }
+        for (std::size_t i = 0; i < before.size(); ++i)
+            if (keep[i]) history.push_back(before[i]);
         m_runs.setHistory(std::move(history));
         m_editorStateDue.reset();
     }
-    for (FinishedRun& f : m_runs.takeFinished()) {
+    // A run that lands while a session is opening waits for it, to be stored there.
+    const bool opening = !m_session.isOpen() && m_session.busy();
+    for (FinishedRun& f : opening ? std::vector<FinishedRun>{} : m_runs.takeFinished()) {
         if (f.cancelled || !m_session.isOpen() || m_session.readOnly()) continue;
         m_session.recordRun(f.report.variant, f.arch, f.config, f.source, f.compiled, f.report);
     }

@@ -42,6 +42,11 @@ std::string contextResetStatus() {
     }
 }
 
+std::string rendererName() {
+    const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    return name != nullptr ? name : "";
+}
+
 unsigned glContextGeneration() { return g_generation.load(); }
 void nextGlContextGeneration() { ++g_generation; }
 

@@ -22,6 +22,9 @@ void hintContextRobustness(bool withReset);
 // reset: another context's fault", ...). Always "" for a context made without robustness.
 std::string contextResetStatus();
 
+// The current context's GL_RENDERER ("NVIDIA H200/PCIe/SSE2", "llvmpipe (LLVM 15.0.6, 256 bits)").
+std::string rendererName();
+
 // Counts the contexts made so far; the app's own GL objects are valid only in the generation
 // that made them.
 unsigned glContextGeneration();

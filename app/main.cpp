@@ -247,6 +247,7 @@ public:
     // written; the exit code.
     int run() {
         m_start = Clock::now();
+        m_model.runs().windowRenderer = app::rendererName();
         while (!glfwWindowShouldClose(m_window) && !m_explorer.quitRequested()) {
             // Idle costs nothing: while nothing moves the loop sleeps until an event (or a slow
             // timer, to pick up results that arrive without one); scripts and screenshots
@@ -291,6 +292,7 @@ private:
         ImGui_ImplGlfw_InitForOpenGL(m_window, true);
         ImGui_ImplOpenGL3_Init("#version 130");
         app::nextGlContextGeneration();
+        m_model.runs().windowRenderer = app::rendererName();
         m_framesLeft = kFramesAfterEvent;
         std::cerr << "kernel-explorer: the window's OpenGL context was lost (" << why << "); the window was made anew\n";
         return true;

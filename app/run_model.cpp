@@ -1,5 +1,8 @@
 #include "run_model.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "clock_text.hpp"
 
 #include "analysis/roofline_scene.hpp"
@@ -94,6 +97,15 @@ void RunModel::startPlantedFault(const std::string& kind) {
         });
     });
     m_job->setStage("starting");
+}
+
+bool RunModel::windowDrawnByRunGpu() const {
+    if (windowRenderer.empty() || m_deviceName.empty()) return false;
+    auto lower = [](std::string t) {
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return t;
+    };
+    return lower(windowRenderer).find(lower(m_deviceName)) != std::string::npos;
 }
 
 void RunModel::cancel() {

@@ -66,6 +66,12 @@ public:
     // roofline points sit at measured intensities.
     bool memoryCounters = true;
     double timeoutSeconds = 10;
+    // The OpenGL renderer that draws the window (GL_RENDERER, "NVIDIA H200/PCIe/SSE2"); set by
+    // the frame loop. A window drawn by the GPU that runs the kernels may not survive the
+    // driver's recovery from a fault (README, "Reliability"): the Run panel says so then.
+    std::string windowRenderer;
+    // True when windowRenderer names this machine's GPU.
+    bool windowDrawnByRunGpu() const;
 
     // Starts a run of a compiled variant. Throws engine::InputError on bad sizes (nothing starts).
     void start(std::shared_ptr<const engine::Template> tmpl, const engine::Config& config, const engine::Arch& arch,
@@ -91,6 +97,8 @@ public:
     void setHistory(std::vector<RunRecord> history) { m_history = std::move(history); }
     // Runs that ended since the last call, oldest first, for the session to keep.
     std::vector<FinishedRun> takeFinished() { return std::exchange(m_finished, {}); }
+    // Runs landed and not yet taken: the last ones of the history that are not planted faults.
+    std::size_t pendingFinished() const { return m_finished.size(); }
     // Measured roofline points of the variant's successful runs.
     std::vector<engine::RooflinePoint> pointsFor(const std::string& variant) const;
 

@@ -167,6 +167,17 @@ void RunView::drawFaultTest(const RunRecord& record) {
     ImGui::TextWrapped("%s", r.error.c_str());
     ImGui::PopStyleColor();
     if (!r.ok) dimText(theme(), "Only the runner process was lost: the app and your session are unaffected, and the next run starts a fresh runner.");
+    if (!r.ok) drawSharedGpuNote();
+}
+
+void RunView::drawSharedGpuNote() {
+    if (!model().runs().windowDrawnByRunGpu()) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(theme().palette().warn));
+    ImGui::TextWrapped("This window is drawn by the same GPU (%s). NVIDIA's driver may not recover the window's drawing "
+                       "from a kernel's fault, and then every later run fails: if they do, restart the app, or draw it with "
+                       "Mesa (__GLX_VENDOR_LIBRARY_NAME=mesa) or on another GPU (README, \"Reliability\").",
+                       model().runs().windowRenderer.c_str());
+    ImGui::PopStyleColor();
 }
 
 void RunView::drawResult(const RunRecord& record) {
@@ -178,6 +189,7 @@ void RunView::drawResult(const RunRecord& record) {
         ImGui::TextWrapped("The run failed: %s", r.error.c_str());
         ImGui::PopStyleColor();
         dimText(theme(), "The app is unaffected; the next run starts a fresh GPU runner.");
+        drawSharedGpuNote();
         return;
     }
     const engine::CorrectnessReport& c = r.correctness;

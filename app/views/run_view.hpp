@@ -25,6 +25,8 @@ protected:
 private:
     void drawRunnerStatus();
     void drawControls();
+    // Under a failed run: the warning for a window drawn by the GPU that runs the kernels.
+    void drawSharedGpuNote();
     void drawResult(const RunRecord& record);
     void drawFaultTest(const RunRecord& record);
     void drawHistory(const std::string& variant);

@@ -113,6 +113,27 @@ screenshot )" + after.string() + R"(
     CHECK(img.distinctColours > 200);
 }
 
+// A window drawn by the GPU that runs the kernels may not survive the driver's recovery from a
+// fault (README, "Reliability"): after a failed run the Run panel says so, and scripted runs
+// print the same note. Under Xvfb the window is drawn by Mesa's llvmpipe: a fake GPU of that name
+// is "the same GPU", any other name is not.
+TEST_CASE("gui: a failed run says when the window is drawn by the GPU that ran it", "[app][gui]") {
+    requirePrerequisites();
+    for (const std::string gpu : {"llvmpipe", "NVIDIA H200"}) {
+        DYNAMIC_SECTION(gpu) {
+            TempDir dir("shared_gpu");
+            const fs::path script = writeScript(dir, "template gemm\narch sm_90\nfault out_of_bounds\nwait-run\n");
+            const std::string env = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='" + gpu + "'";
+            const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'", env);
+            INFO(r.stderrText);
+            REQUIRE(r.exitCode == 0);
+            CHECK(r.stderrText.find("kernel-explorer: run: planted fault: out_of_bounds: failed:") != std::string::npos);
+            const bool noted = r.stderrText.find("kernel-explorer: run: note: the window is drawn by the GPU that ran it (llvmpipe") != std::string::npos;
+            CHECK(noted == (gpu == "llvmpipe"));
+        }
+    }
+}
+
 TEST_CASE("gui: the Run panel's settings from a script, and a bad one exits 2 naming file and line", "[app][gui]") {
     requirePrerequisites();
     TempDir dir("run_options");
