@@ -437,10 +437,13 @@ int main(int argc, char** argv) {
         model.saveEditorStateNow();
     }
 
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
+    // No window: a lost context could not be replaced, and its backends were already shut down.
+    if (window != nullptr) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+        glfwDestroyWindow(window);
+    }
     ImGui::DestroyContext();
-    glfwDestroyWindow(window);
     glfwTerminate();
     return exitCode;
 }
