@@ -246,12 +246,14 @@ void addTimingRows(RowBuilder& b, const Columns& c) {
     b.add("Throughput", "TFLOP/s", Better::Higher, "FLOP formula / median time.", positive(&engine::RunReport::tflops), fixed(2));
     b.add("Bandwidth", "GB/s", Better::Higher, "Least bytes formula / median time (a lower bound on real traffic).",
           positive(&engine::RunReport::gbps), fixed(0));
-    b.add("% of ceiling", "%", Better::Higher,
-          "Share of the calibrated ceiling (kx calibrate): the measured peak of the compute unit the template runs "
-          "on when it does arithmetic, else the copy bandwidth. Empty without a calibration of the run's device.",
+    b.add("% of roof", "%", Better::Higher,
+          "How close the run came to its device's roofline at its own intensity: the larger of its FLOP rate over "
+          "the peak of the units it runs on (the CUDA cores' FP32, a dtype's tensor cores) and its bytes over the "
+          "DRAM bandwidth. Measured ceilings where kx calibrate ran on the device, else the datasheet's.",
           [&](std::size_t i) -> std::optional<double> {
               const auto* r = run(i);
               if (!r) return std::nullopt;
+              if (r->pctOfRoof) return *r->pctOfRoof;
               if (r->pctOfComputeCeiling) return *r->pctOfComputeCeiling;
               if (r->pctOfCopyBandwidth) return *r->pctOfCopyBandwidth;
               return std::nullopt;
@@ -465,7 +467,7 @@ std::string metricTableMarkdown(const MetricTable& table) {
         }
         out += "\n";
     }
-    out += "\nBest value in bold only where a direction means something: lower time, higher throughput, % of ceiling and speedup.\n";
+    out += "\nBest value in bold only where a direction means something: lower time, higher throughput, % of roof and speedup.\n";
     return out;
 }
 

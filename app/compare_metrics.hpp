@@ -1,5 +1,5 @@
 // The comparison table of pinned variants, as data: one row per metric (time, throughput, % of
-// ceiling, ratio to baseline, correctness, registers, shared memory, spills, occupancy, limiter,
+// roof, ratio to baseline, correctness, registers, shared memory, spills, occupancy, limiter,
 // instruction-mix headlines), one value per variant, which direction is better, which cells
 // are best, and whether the row differs at all. The Compare view draws it; CSV and Markdown
 // exports write it. No ImGui here: compute once when the inputs change, then draw.

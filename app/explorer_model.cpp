@@ -38,6 +38,7 @@ ExplorerModel::ExplorerModel(std::filesystem::path dataRoot, std::filesystem::pa
       // Beside the NVRTC cache (".../nvrtc" -> ".../hip"), as kx keeps them.
       m_hipCompiler(std::make_shared<engine::HipCompiler>(cacheDir.parent_path() / "hip", m_dataRoot / "assets/hip/kx_hip_prelude.h")),
       m_hipCompilerVersion(engine::hipClangVersion()) {
+    m_runs.setArchDatabase(&m_arches);
     for (const auto& e : m_arches.errors()) m_loadWarnings.push_back(e.toString());
     for (const auto& e : m_library.errors()) m_loadWarnings.push_back(e.toString());
     if (m_arches.arches().empty()) m_loadWarnings.push_back("no architectures under " + (m_dataRoot / "assets/arch").string());

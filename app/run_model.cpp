@@ -59,6 +59,7 @@ void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config,
     options.memoryCounters = memoryCounters;
     options.timeoutSeconds = timeoutSeconds;
     options.deviceMemoryBytes = m_deviceMemoryBytes;  // sizes that cannot fit are refused before any upload
+    options.arches = m_arches;
     auto runner = m_runner;
     auto kept = std::make_shared<const CompileResult>(compiled);
     const std::string archName = arch.name;

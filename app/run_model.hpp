@@ -49,6 +49,10 @@ public:
     RunModel(const RunModel&) = delete;
     RunModel& operator=(const RunModel&) = delete;
 
+    // The device database the runs' roof shares are taken from (RunReport::pctOfRoof); none
+    // until set.
+    void setArchDatabase(const engine::ArchDatabase* arches) { m_arches = arches; }
+
     RunnerState runnerState() const { return m_state; }
     const std::string& deviceName() const { return m_deviceName; }
     const std::string& deviceArch() const { return m_deviceArch; }   // "sm_90"
@@ -109,6 +113,7 @@ private:
     RunnerState m_state = RunnerState::Probing;
     std::string m_deviceName, m_deviceArch, m_unavailable;
     long long m_deviceMemoryBytes = 0;  // 0 until the runner has listed the device
+    const engine::ArchDatabase* m_arches = nullptr;
     std::map<std::string, std::string> m_sizeText;
     std::string m_sizesTemplate;
     std::vector<RunRecord> m_history;

@@ -179,6 +179,7 @@ void SweepModel::start() {
         runs.runnerState() == RunnerState::Ready ? deviceForGpuName(m_explorer.archDatabase(), *arch, runs.deviceName()) : nullptr;
     options.rooflineDevice = own ? std::optional<DeviceSpec>(*own) : rooflineDeviceFor(m_explorer.archDatabase(), *arch);
     options.run.reps = runs.reps;
+    options.run.arches = &m_explorer.archDatabase();
     options.run.timeoutSeconds = runs.timeoutSeconds;
     m_measuring = !compileOnly && runs.runnerState() == RunnerState::Ready;
     if (m_measuring) {

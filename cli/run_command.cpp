@@ -85,6 +85,7 @@ void printReport(const RunReport& r, const std::string& archName) {
                r.reps, r.rotationSets, r.rotationSets == 1 ? "" : "s");
     if (r.persistentBlocks > 0) fmt::print("  persistent    {} blocks, one wave, each walking its share of the work\n", r.persistentBlocks);
     fmt::print("  throughput    {:.2f} TFLOP/s   {:.1f} GB/s (minimum bytes)\n", r.tflops, r.gbps);
+    if (r.pctOfRoof) fmt::print("  of roof       {:.1f}% ({})\n", *r.pctOfRoof, r.roofName);
     if (r.pctOfComputeCeiling) fmt::print("  of ceiling    {:.1f}% of {}\n", *r.pctOfComputeCeiling, r.computeCeilingName);
     if (r.pctOfCopyBandwidth) fmt::print("  of ceiling    {:.1f}% of calibrated copy bandwidth\n", *r.pctOfCopyBandwidth);
     for (const BaselineReport& b : r.baselines) {
@@ -181,6 +182,7 @@ int run(const Context& ctx, const RunArgs& args) {
                              .memoryCounters = args.counters,
                              .share = nullptr,  // one run: it makes its own inputs and times its baselines
                              .deviceMemoryBytes = device.value("memory_bytes", 0LL),
+                             .arches = &ctx.arches,
                              .onStage = {}};
     const RunReport report = runVariant(runner, *tmpl, config, *arch, sizes, compiled, options);
     if (args.json) std::cout << toJson(report).dump(2) << "\n";

@@ -63,6 +63,7 @@ void printVariant(const SessionStore& store, const SessionVariant& v) {
             line += "failed: " + r.error;
         } else {
             line += fmt::format("{} {:.4f} ms  {:.2f} TFLOP/s  {:.1f} GB/s", verdictText(r.correctness.verdict()), r.medianMs, r.tflops, r.gbps);
+            if (r.pctOfRoof) line += fmt::format("  {:.1f}% of the {}", *r.pctOfRoof, r.roofName);
             if (r.pctOfComputeCeiling) line += fmt::format("  {:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName);
             if (r.pctOfCopyBandwidth) line += fmt::format("  {:.1f}% of copy bandwidth", *r.pctOfCopyBandwidth);
             if (const auto* b = r.primaryBaseline(); b && b->speedup > 0) line += fmt::format("  {:.2f}x {}", b->speedup, b->name);

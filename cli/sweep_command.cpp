@@ -343,6 +343,7 @@ SweepOptions sweepOptions(const Context& ctx, const SweepArgs& args, const SizeM
     options.devices = devices;
     options.run.reps = args.reps;
     options.run.warmup = args.warmup;
+    options.run.arches = &ctx.arches;
     options.run.timeoutSeconds = args.timeout;
     options.run.baseline = !args.noBaseline;
     options.maxSpillBytes = args.allowSpills ? -1 : args.maxSpillBytes;

@@ -5,6 +5,7 @@
 #include "export_file.hpp"
 #include "analysis/roofline_scene.hpp"
 #include "explorer_model.hpp"
+#include "run/variant_run.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
 #include "widgets/chart.hpp"
@@ -127,6 +128,17 @@ void CompareView::rebuild() {
     const std::vector<SnapshotPtr> sel = selected();
     std::vector<const engine::RunReport*> runs;
     for (const auto& s : sel) runs.push_back(CompareModel::latestRun(*s));
+    // A run stored before runs said their share of the roof gets it here, from the same datasheet
+    // and calibration a new run would use.
+    m_filledRuns.clear();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const engine::Arch* arch = model().archDatabase().findArch(sel[i]->arch);
+        if (runs[i] == nullptr || runs[i]->pctOfRoof || arch == nullptr) continue;
+        auto filled = std::make_unique<engine::RunReport>(*runs[i]);
+        engine::applyRoofShare(model().archDatabase(), *arch, sel[i]->rooflineUnit, engine::loadCalibration(filled->deviceName), *filled);
+        runs[i] = filled.get();
+        m_filledRuns.push_back(std::move(filled));
+    }
     m_table = buildMetricTable(sel, runs);
     addFlagRows(m_table, sel);
     m_columnPin.clear();
@@ -146,7 +158,7 @@ void CompareView::rebuild() {
     for (const auto& s : sel) {
         const engine::RooflineCeiling* c = roof.compute(s->rooflineUnit);
         if (c == nullptr) c = roof.compute(kSimtUnit);
-        const std::string label = c->label + " " + chart::formatCompact(c->value, 1) + "FLOP/s";
+        const std::string label = fmt::format("{}  {:g} TFLOP/s", c->label, c->value / 1e12);
         if (std::none_of(m_roof.roofs.begin(), m_roof.roofs.end(), [&](const auto& r) { return r.second == label; }))
             m_roof.roofs.emplace_back(c->value, label);
     }

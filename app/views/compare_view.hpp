@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +88,8 @@ private:
     };
     std::optional<Key> m_builtFor;
     MetricTable m_table;
+    // Copies of runs stored before runs said their share of the roof, with it filled in.
+    std::vector<std::unique_ptr<engine::RunReport>> m_filledRuns;
     std::vector<int> m_columnPin;  // pin index of each table column
     Roof m_roof;
 

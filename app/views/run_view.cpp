@@ -207,6 +207,12 @@ void RunView::drawResult(const RunRecord& record) {
         ImGui::SetTooltip("The problem fits in L2: each timed run takes the next of %d copies of the inputs, so it reads them from DRAM.",
                           r.rotationSets);
     row(theme(), "rate", fmt::format("{:.2f} TFLOP/s  {:.0f} GB/s", r.tflops, r.gbps), pal.text);
+    if (r.pctOfRoof) {
+        row(theme(), "of roof", fmt::format("{:.1f}% of the {}", *r.pctOfRoof, r.roofName), pal.text);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("How close the run came to the roofline at its own intensity: the larger of its FLOP rate over the\n"
+                              "peak of the units it runs on and its bytes over the DRAM bandwidth (the template's least bytes).");
+    }
     if (r.pctOfComputeCeiling) row(theme(), "of peak", fmt::format("{:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName), pal.text);
     if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
     for (const engine::BaselineReport& b : r.baselines) {

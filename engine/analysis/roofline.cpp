@@ -132,6 +132,24 @@ RooflinePoint placeOnRoof(const RooflineModel& model, RooflinePoint point, std::
     return point;
 }
 
+std::optional<RoofShare> roofShare(const RooflineModel& model, std::string_view unit, double flopsPerSec, double bytesPerSec) {
+    const RooflineCeiling* compute = model.compute(unit, CeilingSource::Measured);
+    if (compute == nullptr) compute = model.compute(unit);
+    if (compute == nullptr && unit != "fp32") compute = model.compute("fp32", CeilingSource::Measured);
+    if (compute == nullptr && unit != "fp32") compute = model.compute("fp32");
+    const RooflineCeiling* dram = model.memory("dram", CeilingSource::Measured);
+    if (dram == nullptr) dram = model.memory("dram");
+    std::optional<RoofShare> best;
+    auto consider = [&best](const RooflineCeiling* c, double rate) {
+        if (c == nullptr || !(c->value > 0) || !(rate > 0)) return;
+        const double percent = 100.0 * rate / c->value;
+        if (!best || percent > best->percent) best = RoofShare{percent, *c};
+    };
+    consider(compute, flopsPerSec);
+    consider(dram, bytesPerSec);
+    return best;
+}
+
 std::string rooflineCsv(const RooflineModel& model, const std::vector<RooflinePoint>& points) {
     std::string out = "type,id,label,source,bandwidth_gbs,peak_tflops,ai_flop_per_byte,tflops\n";
     for (const auto& c : model.memoryCeilings()) {

@@ -113,6 +113,18 @@ RooflinePoint predictedPoint(std::string label, double flops, double minBytes);
 RooflinePoint placeOnRoof(const RooflineModel& model, RooflinePoint point, std::string_view unit,
                           CeilingSource source = CeilingSource::Datasheet);
 
+// How close a run came to the roof at its own intensity: its throughput over attainable(ai, unit),
+// which is the larger of two shares, its FLOP rate of the unit's peak and its byte rate of the
+// DRAM bandwidth (a kernel that does no arithmetic has only the second). Each ceiling is the
+// measured one where the model has it (kx calibrate), else the datasheet's. A unit the device
+// does not list falls back to "fp32", the CUDA cores. nullopt when neither rate is positive or
+// the device has neither ceiling.
+struct RoofShare {
+    double percent = 0;
+    RooflineCeiling bound;   // the ceiling that binds at the run's intensity
+};
+std::optional<RoofShare> roofShare(const RooflineModel& model, std::string_view unit, double flopsPerSec, double bytesPerSec);
+
 // CSV of the ceilings, ridge points and points, one row each, with the header
 //   type,id,label,source,bandwidth_gbs,peak_tflops,ai_flop_per_byte,tflops
 // type is memory | compute | ridge | point; source is datasheet | measured | predicted; a

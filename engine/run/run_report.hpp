@@ -100,6 +100,11 @@ struct RunReport {
     std::optional<double> pctOfCopyBandwidth;
     std::optional<double> pctOfComputeCeiling;
     std::string computeCeilingName;  // "cuBLAS f16 (measured)": what pctOfComputeCeiling is of
+    // The run's share of its device's roof at its own intensity (roofShare in
+    // analysis/roofline.hpp): the measured ceilings where calibrated, else the datasheet's, so
+    // an uncalibrated GPU has a figure too. roofName says which ceiling binds, and whose.
+    std::optional<double> pctOfRoof;
+    std::string roofName;            // "FP16 tensor roof, NVIDIA H200 SXM 141GB datasheet"
     CorrectnessReport correctness;
     // In the manifest's order; the first that ran is the one ratios are quoted against.
     std::vector<BaselineReport> baselines;

@@ -134,6 +134,10 @@ nlohmann::json toJson(const RunReport& r) {
         j["pct_of_compute_ceiling"] = *r.pctOfComputeCeiling;
         j["compute_ceiling"] = r.computeCeilingName;
     }
+    if (r.pctOfRoof) {
+        j["pct_of_roof"] = *r.pctOfRoof;
+        j["roof"] = r.roofName;
+    }
     return j;
 }
 
@@ -221,6 +225,10 @@ RunReport runReportFromJson(const nlohmann::json& j) {
         // Older reports: a percentage of the calibrated cuBLAS peak of the GEMM's dtype.
         r.pctOfComputeCeiling = field(j, "pct_of_cublas_peak", 0.0);
         r.computeCeilingName = "calibrated cuBLAS peak";
+    }
+    if (present("pct_of_roof")) {
+        r.pctOfRoof = field(j, "pct_of_roof", 0.0);
+        r.roofName = field(j, "roof", std::string());
     }
     return r;
 }

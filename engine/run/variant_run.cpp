@@ -1,5 +1,6 @@
 #include "run/variant_run.hpp"
 
+#include "analysis/roofline_scene.hpp"
 #include "run/run_limits.hpp"
 
 #include "run/input_fill.hpp"
@@ -8,6 +9,8 @@
 #include "run/run_report_json.hpp"
 #include "run/run_share.hpp"
 #include "util/error.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -312,6 +315,22 @@ void applyCalibration(const Calibration& cal, const std::string& unit, RunReport
     report.computeCeilingName = unitLabel(unit) + " (measured)";
 }
 
+void applyRoofShare(const ArchDatabase& arches, const Arch& arch, const std::string& unit,
+                    const std::optional<Calibration>& calibration, RunReport& report) {
+    const DeviceSpec* device = deviceForGpuName(arches, arch, report.deviceName);
+    if (device == nullptr) return;
+    std::optional<RooflineCalibration> measured;
+    if (calibration) measured = rooflineCalibration(*calibration);
+    const RooflineModel model(*device, measured);
+    const auto share = roofShare(model, unit, report.tflops * 1e12, report.gbps * 1e9);
+    if (!share) return;
+    report.pctOfRoof = share->percent;
+    const bool isDram = share->bound.kind == CeilingKind::Memory;
+    const std::string ceiling = isDram ? std::string("DRAM") : unitLabel(share->bound.id);
+    report.roofName = fmt::format("{} roof, {} {}", ceiling, model.deviceName(),
+                                  share->bound.source == CeilingSource::Measured ? "measured" : "datasheet");
+}
+
 CheckContext checkContextFor(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes, const RunOptions& opt) {
     CheckContext ctx;
     ctx.variables = tmpl.variables(config, arch, sizes);
@@ -391,7 +410,9 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
             merged["baselines"] = all;
         }
         applyRunReply(merged, report);
-        if (auto cal = loadCalibration(report.deviceName)) applyCalibration(*cal, tmpl.rooflineUnit(config, arch), report);
+        const std::optional<Calibration> calibration = loadCalibration(report.deviceName);
+        if (calibration) applyCalibration(*calibration, tmpl.rooflineUnit(config, arch), report);
+        if (opt.arches != nullptr) applyRoofShare(*opt.arches, arch, tmpl.rooflineUnit(config, arch), calibration, report);
 
         stage("checking against the reference");
         CheckContext ctx = checkContextFor(tmpl, config, arch, sizes, opt);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "arch/arch.hpp"
+#include "arch/arch_database.hpp"
 #include "compile/compiler.hpp"
 #include "run/calibration.hpp"
 #include "run/reference_registry.hpp"
@@ -43,6 +44,9 @@ struct RunOptions {
     // The device's memory (the runner's "memory_bytes"): inputs and outputs that together do not
     // fit are refused before anything is generated. 0: not known, not checked here.
     long long deviceMemoryBytes = 0;
+    // The device database: set, the report says how close the run came to its device's roof
+    // (RunReport::pctOfRoof, applyRoofShare). nullptr: not said.
+    const ArchDatabase* arches = nullptr;
     // Called from the running thread at each stage ("preparing inputs", "running on the GPU",
     // "checking against the reference"), for progress displays. May be empty.
     std::function<void(const std::string&)> onStage;
@@ -60,6 +64,13 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report);
 // Percentages of the measured copy bandwidth and of the measured peak of `unit` (the template's
 // roofline unit), where the calibration has them.
 void applyCalibration(const Calibration& calibration, const std::string& unit, RunReport& report);
+
+// The run's share of the roof of the datasheet device its GPU is (deviceForGpuName: "NVIDIA H200"
+// is the H200 SXM) at its own intensity, measured ceilings first (roofShare); unit is the
+// template's roofline unit. Leaves the report as it is when the GPU matches no datasheet device
+// of the arch's compute capability or the run has no rate.
+void applyRoofShare(const ArchDatabase& arches, const Arch& arch, const std::string& unit,
+                    const std::optional<Calibration>& calibration, RunReport& report);
 
 // A context with the config's variables, choices, sizes and options; no arrays yet.
 CheckContext checkContextFor(const Template& tmpl, const Config& config, const Arch& arch, const SizeMap& sizes,

@@ -125,7 +125,7 @@ nlohmann::json SessionStore::exportJson() const {
 std::string SessionStore::exportCsv() const {
     std::string out =
         "variant,template,arch,config,notes,run_id,run_created,device,ok,passed,median_ms,min_ms,max_ms,reps,tflops,gbps,"
-        "pct_of_compute_ceiling,pct_of_copy_bandwidth,baseline,baseline_ms,speedup,registers,sizes\n";
+        "pct_of_compute_ceiling,pct_of_copy_bandwidth,baseline,baseline_ms,speedup,registers,sizes,pct_of_roof,roof\n";
     for (const SessionVariant& v : variants()) {
         for (const StoredRun& r : runsOf(v.id)) {
             const RunReport& p = r.report;
@@ -138,7 +138,7 @@ std::string SessionStore::exportCsv() const {
                 std::to_string(p.reps), number(p.tflops), number(p.gbps),
                 p.pctOfComputeCeiling ? number(*p.pctOfComputeCeiling) : "", p.pctOfCopyBandwidth ? number(*p.pctOfCopyBandwidth) : "",
                 base ? base->name : "", base ? number(base->medianMs) : "", base ? number(base->speedup) : "",
-                std::to_string(p.registers), sizes};
+                std::to_string(p.registers), sizes, p.pctOfRoof ? number(*p.pctOfRoof) : "", p.roofName};
             for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csvField(fields[i]);
             out += "\n";
         }

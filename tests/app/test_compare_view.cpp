@@ -11,7 +11,9 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace kx::test;
@@ -162,6 +164,32 @@ export-compare )" + two.string() + R"(
     CHECK(header.find("gemm_f16_rcr_128x64x32") != std::string::npos);
     CHECK(header.find("gemm_f16_rcr_128x128x32") == std::string::npos);
     CHECK(narrowed.find("\nThreads,/block,128,128\n") != std::string::npos);
+}
+
+TEST_CASE("gui: runs stored before runs said their share of the roof get it in the Compare view", "[app][gui][compare]") {
+    requirePrerequisites();
+    TempDir dir("compare_roof");
+    const fs::path csv = dir.path / "demo.csv";
+    // The demo session's runs were measured on an H100 and stored without it.
+    const fs::path script = writeScript(dir, "demo\ncompare-select 1 3\nview compare\nexport-compare " + csv.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    const std::string table = readFile(csv);
+    INFO(table);
+    const auto at = table.find("\n% of roof,%,");
+    REQUIRE(at != std::string::npos);
+    std::istringstream row(table.substr(at + 1, table.find('\n', at + 1) - at - 1));
+    std::vector<std::string> cells;
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    REQUIRE(cells.size() >= 5);
+    // Column A: the fp32 GEMM at 40.0 TFLOP/s on the H100 SXM's 67 TFLOP/s FP32 roof.
+    CHECK(std::stod(cells[2]) == Approx(100.0 * 40.0 / 67).epsilon(0.01));
+    for (std::size_t i = 2; i < cells.size(); ++i) {
+        CHECK_FALSE(cells[i].empty());
+        CHECK(std::stod(cells[i]) > 0);
+        CHECK(std::stod(cells[i]) < 100);
+    }
 }
 
 TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][compare]") {

@@ -122,6 +122,49 @@ TEST_CASE("roofline: measured compute without a measured copy falls back to data
     CHECK(m.attainable(100.0, "fp32", CeilingSource::Measured) == Approx(50.25e12));
 }
 
+TEST_CASE("roofline: a run's share of the roof is its throughput over the attainable at its intensity", "[roofline]") {
+    const RooflineModel m(h100());
+    // A GEMM at 742 TFLOP/s moving 544 GB/s (intensity 1364): compute bound on the FP16 tensor roof.
+    auto gemm = roofShare(m, "fp16_tensor", 742e12, 544e9);
+    REQUIRE(gemm);
+    CHECK(gemm->percent == Approx(100.0 * 742 / 989.5));
+    CHECK(gemm->bound.id == "fp16_tensor");
+    CHECK(gemm->bound.source == CeilingSource::Datasheet);
+    // The same share as attainable() gives: throughput / min(peak, ai x bandwidth).
+    CHECK(gemm->percent == Approx(100.0 * 742e12 / m.attainable(742e12 / 544e9, "fp16_tensor")));
+    // A reduction at 3000 GB/s and 0.75 TFLOP/s (intensity 0.25): bound by DRAM.
+    auto reduce = roofShare(m, "fp32", 0.75e12, 3000e9);
+    REQUIRE(reduce);
+    CHECK(reduce->bound.id == "dram");
+    CHECK(reduce->percent == Approx(100.0 * 3000 / 3350));
+    CHECK(reduce->percent == Approx(100.0 * 0.75e12 / m.attainable(0.25, "fp32")));
+    // A transpose does no arithmetic: its bandwidth share alone.
+    auto transpose = roofShare(m, "fp32", 0, 2680e9);
+    REQUIRE(transpose);
+    CHECK(transpose->percent == Approx(80.0));
+    // A unit the device does not list is measured against the CUDA cores' FP32.
+    auto unknown = roofShare(m, "int8_tensor", 33.5e12, 1e9);
+    REQUIRE(unknown);
+    CHECK(unknown->bound.id == "fp32");
+    CHECK(unknown->percent == Approx(50.0));
+    // No rate, no share.
+    CHECK_FALSE(roofShare(m, "fp32", 0, 0));
+}
+
+TEST_CASE("roofline: a run's share of the roof takes each measured ceiling where there is one", "[roofline]") {
+    RooflineCalibration cal;
+    cal.peakTflops = {{"fp16_tensor", 700}};  // no copy bandwidth measured
+    const RooflineModel m(h100(), cal);
+    auto gemm = roofShare(m, "fp16_tensor", 630e12, 1e9);
+    REQUIRE(gemm);
+    CHECK(gemm->bound.source == CeilingSource::Measured);
+    CHECK(gemm->percent == Approx(90.0));
+    auto copy = roofShare(m, "fp32", 0, 3350e9);
+    REQUIRE(copy);
+    CHECK(copy->bound.source == CeilingSource::Datasheet);
+    CHECK(copy->percent == Approx(100.0));
+}
+
 TEST_CASE("roofline: predicted point is intensity only, and placeOnRoof lifts it", "[roofline]") {
     // 4096^3 SGEMM: 2*4096^3 FLOP over 3*4096^2*4 bytes = 682.67 FLOP/byte.
     const double n = 4096;

@@ -4,6 +4,7 @@
 #include "arch/arch_database.hpp"
 #include "run/input_fill.hpp"
 #include "run/references/map.hpp"
+#include "run/run_report_json.hpp"
 #include "run/variant_run.hpp"
 #include "util/error.hpp"
 #include "templates/template_library.hpp"
@@ -102,6 +103,48 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
         huge[key] = 3000000000LL;
         CHECK_THROWS_AS(applyRunReply(huge, broken), kx::engine::InputError);
     }
+}
+
+TEST_CASE("a run says its share of its own GPU's roof, and keeps it through JSON", "[run][report][roofline]") {
+    static const ArchDatabase db = ArchDatabase::loadFromDataRoot(sourceDir());
+    const Arch& sm90a = *db.findArch("sm_90a");
+    RunReport report;
+    report.deviceName = "NVIDIA H200";
+    report.tflops = 742.2;   // an f16 wgmma GEMM
+    report.gbps = 544;
+    applyRoofShare(db, sm90a, "fp16_tensor", std::nullopt, report);
+    REQUIRE(report.pctOfRoof);
+    const DeviceSpec* h200 = db.findDevice("h200_sxm");
+    REQUIRE(h200);
+    CHECK(*report.pctOfRoof == Approx(100.0 * 742.2 / h200->peakTflops.at("fp16_tensor")));
+    CHECK(report.roofName == "FP16 tensor roof, NVIDIA H200 SXM 141GB datasheet");
+
+    // A copy-like kernel on the same GPU: its share of the DRAM bandwidth; with a calibration,
+    // of the measured copy bandwidth.
+    RunReport copy;
+    copy.deviceName = "NVIDIA H200";
+    copy.gbps = 4000;
+    applyRoofShare(db, sm90a, "fp32", std::nullopt, copy);
+    REQUIRE(copy.pctOfRoof);
+    CHECK(*copy.pctOfRoof == Approx(100.0 * 4000 / h200->memBandwidthGBs));
+    Calibration cal;
+    cal.device = "NVIDIA H200";
+    cal.copyGBs = 4200;
+    applyRoofShare(db, sm90a, "fp32", cal, copy);
+    CHECK(*copy.pctOfRoof == Approx(100.0 * 4000 / 4200));
+    CHECK(copy.roofName == "DRAM roof, NVIDIA H200 SXM 141GB measured");
+
+    const RunReport back = runReportFromJson(toJson(report));
+    REQUIRE(back.pctOfRoof);
+    CHECK(*back.pctOfRoof == Approx(*report.pctOfRoof));
+    CHECK(back.roofName == report.roofName);
+
+    // A GPU of another compute capability than the arch's has no datasheet here: nothing said.
+    RunReport other;
+    other.deviceName = "NVIDIA A100-SXM4-80GB";
+    other.tflops = 100;
+    applyRoofShare(db, sm90a, "fp16_tensor", std::nullopt, other);
+    CHECK_FALSE(other.pctOfRoof);
 }
 
 TEST_CASE("a template without a reference is reported unchecked, not failed", "[run][report]") {
