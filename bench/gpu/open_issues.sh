@@ -8,7 +8,9 @@
 #                D=64 and 256 with their presets), softmax,
 #                LayerNorm and RMSNorm presets (16384 x 8192), the fused ops against their unfused
 #                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, GeGLU, RMSNorm + RoPE,
-#                LayerNorm + Linear, normalised in registers and folded)
+#                LayerNorm + Linear, normalised in registers and folded); then PyTorch on the same
+#                shapes in the same job (torch_same_job.py: SDPA, softmax, layer_norm, rms_norm and
+#                the unfused sequences), written to OUTDIR/transformer_torch.md
 #   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
 #   generic      the data-parallel set at its default sizes: each template's default and its tuned
 #                preset, and the teaching configs whose slowness is the lesson (transpose without
@@ -99,7 +101,11 @@ for part in "$@"; do
     gemm | transformer | generic)
       : > "$out/${part}_runs.jsonl"
       $part
-      python3 bench/gpu/summarize_templates.py "$out/${part}_runs.jsonl" > "$out/$part.md" ;;
+      python3 bench/gpu/summarize_templates.py "$out/${part}_runs.jsonl" > "$out/$part.md"
+      if [[ $part == transformer ]]; then
+        python3 bench/gpu/torch_same_job.py "$out/transformer_runs.jsonl" > "$out/transformer_torch.md" 2> "$out/transformer_torch.err" ||
+          echo "open_issues.sh: PyTorch timings failed (see transformer_torch.err)" >&2
+      fi ;;
     conv) KX_CONV_TEMPLATE=conv_wgmma bench/gpu/conv_bench.sh "$out" ;;
     templates) bench/gpu/templates_bench.sh "$out" ;;
     *) echo "open_issues.sh: unknown part '$part' (gemm, transformer, generic, conv, templates)" >&2; exit 2 ;;
