@@ -75,8 +75,15 @@ void RunView::drawContent() {
     if (!all.empty() && all.back().report.variant.starts_with(engine::kPlantedFaultPrefix)) drawFaultTest(all.back());
     const engine::PreparedVariant* v = model().variant();
     if (!v) return;
+    const bool landed = m_runsSeen >= 0 && static_cast<long>(all.size()) > m_runsSeen;
+    m_runsSeen = static_cast<long>(all.size());
     if (const RunRecord* latest = model().runs().latestFor(v->name)) {
+        const float top = ImGui::GetCursorPosY();
         drawResult(*latest);
+        // The whole result where it fits under the fold, else from its heading down.
+        const float bottom = ImGui::GetCursorPosY();
+        const float visible = ImGui::GetWindowHeight() - 2 * ImGui::GetStyle().WindowPadding.y;
+        if (landed && bottom > ImGui::GetScrollY() + visible) ImGui::SetScrollY(std::min(top, bottom - visible));
         drawHistory(v->name);
     }
 }

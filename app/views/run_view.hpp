@@ -1,7 +1,7 @@
 // Right column, below the resource report: run the current variant on the GPU. Problem-size
 // fields, a Run button (Cancel while running), the latest result (verdict with max error, time,
-// throughput, % of calibrated ceilings, ratio to the same-run baseline) and the variant's run
-// history. Without a GPU it says so plainly and the rest of the app is unaffected.
+// throughput, share of the roof, % of calibrated ceilings, ratio to the same-run baseline),
+// scrolled into view when it lands, and the variant's run history. Without a GPU it says so plainly and the rest of the app is unaffected.
 #pragma once
 
 #include "views/view.hpp"
@@ -32,6 +32,9 @@ private:
     void drawHistory(const std::string& variant);
 
     std::string m_startError;  // why the last Run click did not start
+    // Runs in the history when the panel last drew; -1 before the first frame. A run that lands
+    // scrolls its result into view: under the problem sizes it is often below the panel's fold.
+    long m_runsSeen = -1;
 };
 
 }  // namespace kx::app

@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -132,6 +134,46 @@ TEST_CASE("gui: a failed run says when the window is drawn by the GPU that ran i
             CHECK(noted == (gpu == "llvmpipe"));
         }
     }
+}
+
+// The first row, from the top of a rectangle, with the dark theme's error red (#FF6B78, a FAIL
+// verdict; antialiased text rarely hits it exactly, so any strong red); -1 when none.
+int firstErrorRow(const fs::path& p, int x0, int y0, int w, int h) {
+    int width = 0, height = 0, channels = 0;
+    unsigned char* data = stbi_load(p.c_str(), &width, &height, &channels, 3);
+    REQUIRE(data != nullptr);
+    int found = -1;
+    for (int y = std::max(0, y0); y < std::min(height, y0 + h) && found < 0; ++y)
+        for (int x = std::max(0, x0); x < std::min(width, x0 + w); ++x) {
+            const unsigned char* px = data + 3 * (static_cast<std::size_t>(y) * width + x);
+            if (px[0] > 180 && px[0] - px[1] > 80 && px[0] - px[2] > 60) found = y - y0;
+        }
+    stbi_image_free(data);
+    return found;
+}
+
+TEST_CASE("gui: a run that lands scrolls its result into the Run panel's view", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("run_reveal");
+    // attention_wgmma has five problem sizes: at 1600x1000 the result starts at the panel's
+    // fold, its rows below it. The stand-in runner writes nothing, so the verdict is a red FAIL:
+    // scrolled into view, it is near the top of the panel.
+    const fs::path before = dir.path / "before.png", after = dir.path / "after.png";
+    const fs::path script = writeScript(dir, "template attention_wgmma\narch sm_90a\nwait-compile\nframes 3\nprint-layout\nscreenshot " +
+                                                 before.string() + "\nrun\nwait-run\nframes 3\nscreenshot " + after.string() + "\n");
+    const std::string env = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'", env);
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(r.stderrText.find(": FAIL ") != std::string::npos);
+    std::smatch m;
+    static const std::regex runRect(R"(kernel-explorer: layout: Run (-?\d+) (-?\d+) (\d+) (\d+))");
+    REQUIRE(std::regex_search(r.stderrText, m, runRect));
+    const int x = std::stoi(m[1]), y = std::stoi(m[2]), w = std::stoi(m[3]), h = std::stoi(m[4]);
+    CHECK(firstErrorRow(before, x, y, w, h) == -1);
+    const int verdictRow = firstErrorRow(after, x, y, w, h);
+    CHECK(verdictRow >= 0);
+    CHECK(verdictRow < h / 4);
 }
 
 TEST_CASE("gui: the Run panel's settings from a script, and a bad one exits 2 naming file and line", "[app][gui]") {
