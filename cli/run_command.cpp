@@ -81,8 +81,9 @@ void printReport(const RunReport& r, const std::string& archName) {
                c.maxRelError, c.tolerance, c.baselineCompared ? fmt::format("; vs the baseline's output {:.3g}", c.baselineMaxRelDiff) : "");
     if (c.firstBadIndex >= 0) fmt::print("                first mismatch: {}\n", c.firstBadText);
     if (c.baselineCompared && !c.baselineAgrees) fmt::print("                the kernel disagrees with the baseline's output beyond tolerance\n");
-    fmt::print("  time          {:.4f} ms median (min {:.4f}, max {:.4f}; {} reps, {} input set{})\n", r.medianMs, r.minMs, r.maxMs,
-               r.reps, r.rotationSets, r.rotationSets == 1 ? "" : "s");
+    fmt::print("  time          {:.4f} ms median (min {:.4f}, max {:.4f}; {} reps{}, {} input set{})\n", r.medianMs, r.minMs, r.maxMs,
+               r.reps, r.rounds > 1 ? fmt::format(" in {} rounds with the baselines", r.rounds) : "", r.rotationSets,
+               r.rotationSets == 1 ? "" : "s");
     if (r.persistentBlocks > 0) fmt::print("  persistent    {} blocks, one wave, each walking its share of the work\n", r.persistentBlocks);
     fmt::print("  throughput    {:.2f} TFLOP/s   {:.1f} GB/s (minimum bytes)\n", r.tflops, r.gbps);
     if (r.pctOfRoof) fmt::print("  of roof       {:.1f}% ({})\n", *r.pctOfRoof, r.roofName);

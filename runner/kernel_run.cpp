@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <functional>
 #include <optional>
@@ -136,13 +137,25 @@ BaselineInstance::Translation lentInSet(std::vector<std::pair<CUdeviceptr, std::
     };
 }
 
-nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std::vector<Arg>& args, Resources& res, int warmup, int reps,
-                            int sets, const std::function<void(int)>& restoreInputs) {
+// A baseline ready to be timed: its reply entry (with "error" when it cannot run, and no
+// instance then), the instance, and set s's translation of the buffers it borrows.
+struct PreparedBaseline {
+    nlohmann::json entry;
+    std::unique_ptr<BaselineInstance> instance;
+    std::vector<BaselineInstance::Translation> translations;
+};
+
+// Makes each baseline, gives it its buffers (set 0's, and its output's copies per set), and runs
+// it once on set 0, writing its output for the check. Timing is the caller's, interleaved with
+// the kernel's (timeInterleaved).
+std::vector<PreparedBaseline> prepareBaselines(DeviceContext& ctx, const nlohmann::json& list, std::vector<Arg>& args, Resources& res, int sets,
+                                               const std::function<void(int)>& restoreInputs) {
     const CudaDriver& d = ctx.driver();
-    nlohmann::json out = nlohmann::json::array();
+    std::vector<PreparedBaseline> out;
     for (const auto& b : list) {
         const std::string name = b.at("name");
-        nlohmann::json entry = {{"id", name}, {"name", name}};
+        PreparedBaseline prepared{{{"id", name}, {"name", name}}, nullptr, {}};
+        nlohmann::json& entry = prepared.entry;
         try {
             const BaselineFactory* factory = findBaseline(name);
             if (!factory) throw RunnerError("this kx-runner has no baseline named '" + name + "'", false);
@@ -178,9 +191,9 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
                 for (int s = 0; s < sets; ++s) to[s].push_back(outputs[static_cast<std::size_t>(s % copies)]);
             }
             restoreInputs(0);
-            std::unique_ptr<BaselineInstance> baseline = (*factory)(ctx, b.value("params", nlohmann::json::object()), buffers);
-            entry["name"] = baseline->label();
-            baseline->run();
+            prepared.instance = (*factory)(ctx, b.value("params", nlohmann::json::object()), buffers);
+            entry["name"] = prepared.instance->label();
+            prepared.instance->run();
             ctx.check(d.cuCtxSynchronize(), "running the baseline " + name);
             if (!outputFile.empty()) {
                 std::vector<char> host(buffers.outputBytes);
@@ -188,23 +201,16 @@ nlohmann::json runBaselines(DeviceContext& ctx, const nlohmann::json& list, std:
                 writeFile(outputFile, host.data(), host.size());
                 entry["output"] = outputFile;
             }
-            std::vector<BaselineInstance::Translation> translations;
-            for (int s = 0; s < sets; ++s) translations.push_back(lentInSet(from, to[s]));
-            entry["timing"] = timeCalls(
-                ctx, warmup, reps,
-                [&](int i) {
-                    restoreInputs(i % sets);
-                    baseline->useSet(i % sets, sets, translations[i % sets]);
-                },
-                [&](int) { baseline->run(); });
+            for (int s = 0; s < sets; ++s) prepared.translations.push_back(lentInSet(from, to[s]));
             entry["rotation_sets"] = sets;
         } catch (const RunnerError& e) {
             // A baseline that cannot run (no CUB in this build, a shape it does not take) is
             // reported, and the kernel's own figures still stand; a fault is not survivable.
             if (e.fatal()) throw;
             entry["error"] = e.what();
+            prepared.instance.reset();
         }
-        out.push_back(entry);
+        out.push_back(std::move(prepared));
     }
     return out;
 }
@@ -493,15 +499,42 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
     const nlohmann::json outputs = checkedRun(ctx, args, sequence);
     clock.mark("checked_run");
 
+    std::vector<PreparedBaseline> baselines;
+    if (req.contains("baselines") && req["baselines"].is_array()) {
+        baselines = prepareBaselines(ctx, req["baselines"], args, res, sets, [&](int s) { sequence.restore(s); });
+        clock.mark("baselines_checked_run");
+    }
+
+    // The kernel and its baselines timed in turns, so that a drift of the clocks touches them alike.
     const int warmup = req.value("warmup", 5);
     const int reps = std::max(1, req.value("reps", 20));
-    const nlohmann::json timing = timeCalls(ctx, warmup, reps, [&](int i) { sequence.restore(i % sets); },
-                                            [&](int i) { sequence.run(i % sets, "timing the kernel"); });
+    const int rounds = std::clamp(req.value("rounds", 5), 1, reps);
+    std::vector<TimedCalls> timed = {{[&](int i) { sequence.restore(i % sets); }, [&](int i) { sequence.run(i % sets, "timing the kernel"); }}};
+    std::vector<std::size_t> timedBaseline;  // timed[k + 1] is baselines[timedBaseline[k]]
+    for (std::size_t b = 0; b < baselines.size(); ++b) {
+        PreparedBaseline& base = baselines[b];
+        if (!base.instance) continue;
+        timedBaseline.push_back(b);
+        timed.push_back({[&base, &sequence, sets](int i) {
+                             sequence.restore(i % sets);
+                             base.instance->useSet(i % sets, sets, base.translations[static_cast<std::size_t>(i % sets)]);
+                         },
+                         [&base](int) { base.instance->run(); }});
+    }
+    const std::vector<nlohmann::json> timings =
+        timeInterleaved(ctx, warmup, reps, rounds, timed, [&](std::size_t k, const RunnerError& e) {
+            // The kernel's own failure, or a fault anywhere, ends the run; a baseline that cannot
+            // go on is reported, and the kernel's figures still stand.
+            if (k == 0 || e.fatal()) throw e;
+            baselines[timedBaseline[k - 1]].entry["error"] = e.what();
+        });
+    for (std::size_t k = 1; k < timings.size(); ++k)
+        if (!timings[k].is_null()) baselines[timedBaseline[k - 1]].entry["timing"] = timings[k];
     clock.mark("timing");
 
-    nlohmann::json reply = {{"ok", true},         {"device", ctx.info().toJson()}, {"timing", timing},
-                            {"warmup", warmup},   {"reps", reps},                  {"rotation_sets", sets},
-                            {"working_set_bytes", workingSet}, {"outputs", outputs}};
+    nlohmann::json reply = {{"ok", true},         {"device", ctx.info().toJson()}, {"timing", timings[0]},
+                            {"warmup", warmup},   {"reps", reps},                  {"rounds", rounds},
+                            {"rotation_sets", sets}, {"working_set_bytes", workingSet}, {"outputs", outputs}};
     describePrimaryKernel(ctx, launches, reply);
     // Sampled and counted runs come after the timed ones (on set 0), so the timing is not theirs.
     if (sampler) {
@@ -514,8 +547,8 @@ nlohmann::json runKernel(DeviceContext& ctx, const nlohmann::json& req) {
         clock.mark("memory_counters");
     }
     if (req.contains("baselines") && req["baselines"].is_array()) {
-        reply["baselines"] = runBaselines(ctx, req["baselines"], args, res, warmup, reps, sets, [&](int s) { sequence.restore(s); });
-        clock.mark("baselines");
+        reply["baselines"] = nlohmann::json::array();
+        for (PreparedBaseline& b : baselines) reply["baselines"].push_back(std::move(b.entry));
     }
     reply["phases_ms"] = clock.phases();
     return reply;

@@ -93,6 +93,9 @@ struct RunReport {
     double medianMs = 0, minMs = 0, maxMs = 0;
     int reps = 0;
     int rotationSets = 0;
+    // The runner timed the kernel and its baselines in this many turns (each a share of the reps),
+    // so that a drift of the clocks touches them alike; 0 in reports made before.
+    int rounds = 0;
     double flops = 0, bytes = 0;
     double tflops = 0, gbps = 0;
     // Percentages of the device's measured ceilings (kx calibrate), when calibrated: the copy

@@ -79,7 +79,7 @@ const auto kRunKeys = std::make_tuple(
     Key{"ok", &RunReport::ok}, Key{"error", &RunReport::error}, Key{"variant", &RunReport::variant}, Key{"device", &RunReport::deviceName},
     Key{"arch", &RunReport::deviceArch}, Key{"sizes", &RunReport::sizes}, Key{"median_ms", &RunReport::medianMs},
     Key{"min_ms", &RunReport::minMs}, Key{"max_ms", &RunReport::maxMs}, Key{"reps", &RunReport::reps},
-    Key{"rotation_sets", &RunReport::rotationSets}, Key{"flops", &RunReport::flops}, Key{"bytes", &RunReport::bytes},
+    Key{"rotation_sets", &RunReport::rotationSets}, Key{"rounds", &RunReport::rounds}, Key{"flops", &RunReport::flops}, Key{"bytes", &RunReport::bytes},
     Key{"tflops", &RunReport::tflops}, Key{"gbps", &RunReport::gbps}, Key{"registers", &RunReport::registers},
     Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm}, Key{"persistent_blocks", &RunReport::persistentBlocks});
 

@@ -267,6 +267,7 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
     report.maxMs = t.at("max_ms");
     report.reps = replyInt(reply, "reps", 0);
     report.rotationSets = replyInt(reply, "rotation_sets", 1);
+    report.rounds = replyInt(reply, "rounds", 1);
     report.registers = replyInt(reply, "registers", 0);
     report.driverBlocksPerSm = replyInt(reply, "driver_blocks_per_sm", 0);
     report.persistentBlocks = replyInt(reply, "persistent_blocks", 0);

@@ -154,6 +154,8 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     const RunReport r = gpu().run("reduce", {}, {{"n", "16777216"}}, quick(25, 3));
     requireCorrect(r);
     CHECK(r.reps == 25);
+    // The kernel and its baselines were timed in turns: five rounds of five.
+    CHECK(r.rounds == 5);
     CHECK(r.minMs > 0);
     CHECK(r.minMs <= r.medianMs);
     CHECK(r.medianMs <= r.maxMs);
@@ -175,6 +177,7 @@ TEST_CASE("timing is sane: positive, ordered, with the repetitions asked for", "
     const RunReport small = gpu().run("reduce", {}, {{"n", "65536"}}, quick(5, 1));
     requireCorrect(small);
     CHECK(small.rotationSets > 1);
+    CHECK(small.rounds == 5);  // one timed run of each a round
     REQUIRE(small.baselines.size() == 2);
     for (const BaselineReport& b : small.baselines) {
         INFO(b.name << ": " << b.error);
