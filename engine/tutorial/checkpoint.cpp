@@ -24,6 +24,8 @@ RunFacts runFacts(const RunReport& report, const std::string& templateId, const 
     f.gflops = report.tflops * 1000;
     f.gbps = report.gbps;
     f.pctCopy = report.pctOfCopyBandwidth;
+    f.pctRoof = report.pctOfRoof;
+    f.roofName = report.roofName;
     for (const BaselineReport& b : report.baselines) {
         if (!f.pctCopy && b.id == "copy" && b.ok() && b.speedup > 0) f.pctCopy = 100 * b.speedup;
         if (b.ok() && b.speedup > 0) f.pctByBaseline.emplace(b.id, std::make_pair(100 * b.speedup, b.name));
@@ -170,6 +172,7 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
     case Metric::RunPassed:
     case Metric::PctCopy:
     case Metric::PctBaseline:
+    case Metric::PctRoof:
     case Metric::Gflops:
     case Metric::Speedup: break;
     }
@@ -181,6 +184,7 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
         std::string figure;
         if (rec && c.metric == Metric::PctCopy && rec->pctCopy) figure = fmt::format("{:.0f}% of copy bandwidth", *rec->pctCopy);
         if (rec && c.metric == Metric::PctBaseline && rec->pctBaseline) figure = fmt::format("{:.0f}% of {}", *rec->pctBaseline, rec->baseline);
+        if (rec && c.metric == Metric::PctRoof && rec->pctRoof) figure = fmt::format("{:.0f}% of the {}", *rec->pctRoof, rec->roof);
         if (rec && c.metric == Metric::Gflops && rec->gflops) figure = fmt::format("{:.0f} GFLOP/s", *rec->gflops);
         if (rec && c.metric == Metric::RunPassed) figure = rec->passed ? "PASS" : "FAIL";
         if (rec && c.metric == Metric::Speedup) {
@@ -209,6 +213,9 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
         return verdict(*run->pctBaseline >= *c.min,
                        fmt::format("{:.1f}% of {} in the same run (at least {})", *run->pctBaseline, run->baselineName, num(*c.min)));
     }
+    case Metric::PctRoof:
+        if (!run->pctRoof) return verdict(false, "the run has no share of the roof (its GPU matches no datasheet of the arch)");
+        return verdict(*run->pctRoof >= *c.min, fmt::format("{:.1f}% of the {} (at least {})", *run->pctRoof, run->roofName, num(*c.min)));
     case Metric::Gflops:
         return verdict(run->gflops >= *c.min, fmt::format("{:.0f} GFLOP/s (at least {})", run->gflops, num(*c.min)));
     case Metric::Speedup: {

@@ -1,7 +1,7 @@
 // Judging a tutorial step's checkpoints on a plain state that the app (its live editor) and `kx
 // tutorial check` (a session file) both fill. Every verdict carries a reason in words.
 //
-// A checkpoint that needs a GPU run (run-passed, pct-copy, pct-baseline, gflops, speedup) when
+// A checkpoint that needs a GPU run (run-passed, pct-copy, pct-baseline, pct-roof, gflops, speedup) when
 // no run of the current config exists is NeedsRun, never Fail, and its reason says so; when the
 // tutorial ships a run recorded on a real GPU, the reason quotes it as recorded, with the device
 // and date, never as measured here.
@@ -37,6 +37,8 @@ struct RunFacts {
     std::optional<double> pctCopy;     // of the calibrated copy bandwidth, else of a same-run copy
     std::optional<double> pctBaseline; // of the speed of the first baseline that ran
     std::string baselineName;
+    std::optional<double> pctRoof;     // of the roofline at the run's intensity (RunReport::pctOfRoof)
+    std::string roofName;
     // Every baseline that ran, by the runner's id ("attention_composed"): the percentage of its
     // speed and its name.
     std::map<std::string, std::pair<double, std::string>> pctByBaseline;

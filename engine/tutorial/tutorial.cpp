@@ -37,6 +37,7 @@ constexpr MetricInfo kMetrics[] = {
     {Metric::Occupancy, "occupancy", false},    {Metric::MixContains, "mix-contains", false},
     {Metric::MixLacks, "mix-lacks", false},     {Metric::RunPassed, "run-passed", true},
     {Metric::PctCopy, "pct-copy", true},        {Metric::PctBaseline, "pct-baseline", true},
+    {Metric::PctRoof, "pct-roof", true},
     {Metric::Gflops, "gflops", true},           {Metric::Speedup, "speedup", true},
 };
 
@@ -171,6 +172,7 @@ std::string defaultLabel(const Checkpoint& c) {
     case Metric::PctCopy: return "at least " + num(*c.min) + "% of the copy bandwidth";
     case Metric::PctBaseline:
         return "at least " + num(*c.min) + "% of the speed of " + (c.baseline.empty() ? "the baseline" : "baseline " + c.baseline);
+    case Metric::PctRoof: return "at least " + num(*c.min) + "% of the roofline at its intensity";
     case Metric::Gflops: return "at least " + num(*c.min) + " GFLOP/s";
     case Metric::Speedup: return "at least " + num(*c.min) + "x faster than step '" + c.over + "'";
     }
@@ -207,6 +209,7 @@ Checkpoint parseCheckpoint(const fs::path& file, const XMLElement* e) {
     case Metric::Occupancy:
     case Metric::PctCopy:
     case Metric::PctBaseline:
+    case Metric::PctRoof:
     case Metric::Gflops: need(c.min.has_value(), "min=\"...\""); break;
     case Metric::MixContains:
     case Metric::MixLacks: need(!c.text.empty(), "text=\"...\" (an instruction such as ld.shared.v4 or mma)"); break;
@@ -219,7 +222,8 @@ Checkpoint parseCheckpoint(const fs::path& file, const XMLElement* e) {
 }
 
 RecordedRun parseRecorded(const fs::path& file, const XMLElement* e) {
-    allowAttributes(file, e, {"device", "date", "source", "variant", "median-ms", "gflops", "gbps", "pct-copy", "pct-baseline", "baseline", "passed"});
+    allowAttributes(file, e, {"device", "date", "source", "variant", "median-ms", "gflops", "gbps", "pct-copy", "pct-baseline", "baseline", "pct-roof", "roof",
+                          "passed"});
     RecordedRun r;
     r.line = e->GetLineNum();
     r.device = requiredAttr(file, e, "device");
@@ -232,10 +236,13 @@ RecordedRun parseRecorded(const fs::path& file, const XMLElement* e) {
     r.pctCopy = number(file, e, "pct-copy");
     r.pctBaseline = number(file, e, "pct-baseline");
     r.baseline = attr(e, "baseline");
+    r.pctRoof = number(file, e, "pct-roof");
+    r.roof = attr(e, "roof");
     const std::string passed = attr(e, "passed");
     if (!passed.empty() && passed != "true" && passed != "false") fail(file, r.line, "<recorded> passed must be true or false");
     r.passed = passed != "false";
     if (r.pctBaseline && r.baseline.empty()) fail(file, r.line, "<recorded> pct-baseline needs baseline=\"...\" naming what it is a percentage of");
+    if (r.pctRoof && r.roof.empty()) fail(file, r.line, "<recorded> pct-roof needs roof=\"...\" naming the ceiling and the device");
     return r;
 }
 
@@ -307,6 +314,7 @@ std::string RecordedRun::summary() const {
     if (gbps) parts.push_back(fmt::format("{:.0f} GB/s", *gbps));
     if (pctCopy) parts.push_back(fmt::format("{:.0f}% of copy bandwidth", *pctCopy));
     if (pctBaseline) parts.push_back(fmt::format("{:.0f}% of {}", *pctBaseline, baseline));
+    if (pctRoof) parts.push_back(fmt::format("{:.0f}% of the {}", *pctRoof, roof));
     std::string out;
     for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
     return out;

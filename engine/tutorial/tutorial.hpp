@@ -73,6 +73,7 @@ enum class Metric {
     RunPassed,      // the latest run of the current config passed its check      (needs a GPU)
     PctCopy,        // min: percent of the device's copy bandwidth                   (needs a GPU)
     PctBaseline,    // min: percent of the speed of the first baseline of the run    (needs a GPU)
+    PctRoof,        // min: percent of the roofline at the run's own intensity         (needs a GPU)
     Gflops,         // min: GFLOP/s of the latest run                                (needs a GPU)
     Speedup,        // over + min: throughput over that of an earlier step's run     (needs a GPU)
 };
@@ -102,8 +103,9 @@ struct RecordedRun {
     std::string date;                  // "2026-11-25"
     std::string source;                // the results file the figures come from
     std::string variant;               // the config's procedural name
-    std::optional<double> medianMs, gflops, gbps, pctCopy, pctBaseline;
+    std::optional<double> medianMs, gflops, gbps, pctCopy, pctBaseline, pctRoof;
     std::string baseline;              // what pctBaseline is of: "cuBLAS f32"
+    std::string roof;                  // what pctRoof is of: "DRAM roof, NVIDIA H100 SXM5 80GB datasheet"
     bool passed = true;
     int line = 0;
 

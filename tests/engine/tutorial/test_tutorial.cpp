@@ -378,6 +378,52 @@ TEST_CASE("pct-baseline of a named baseline", "[tutorial][checkpoint]") {
               .find("tutorial.xml:2: baseline=\"...\" belongs to metric pct-baseline only") != std::string::npos);
 }
 
+// How close a run came to the roof: the run's own figure, judged against min; a run without it
+// (a GPU no datasheet matches) fails saying why; without a run, the recorded figure is quoted.
+TEST_CASE("pct-roof judges the run's share of the roof", "[tutorial][checkpoint]") {
+    ScratchTutorial t(R"(<tutorial id="demo" title="Demo">
+  <step id="a" title="A">
+    <action label="Show me"><select template="map" arch="sm_90"/></action>
+    <checkpoint metric="pct-roof" min="80"/>
+    <recorded device="NVIDIA H100 80GB HBM3" date="2026-11-25" source="x.md" gbps="3023" pct-roof="90" roof="DRAM roof, NVIDIA H100 SXM5 80GB datasheet"/>
+  </step>
+</tutorial>)");
+    const Tutorial tut = parseTutorial(t.file);
+    CHECK(tut.steps[0].checkpoints[0].label == "at least 80% of the roofline at its intensity");
+    const auto targets = stepTargets(tut, templates(), arches());
+    TutorialState s;
+    s.templateId = "map";
+    s.arch = "sm_90";
+    s.config = targets[0].config;
+    s.compiled = true;
+    auto v = evaluateStep(tut, 0, targets, s);
+    CHECK(v[0].status == CheckStatus::NeedsRun);
+    CHECK(v[0].reason.find("90% of the DRAM roof, NVIDIA H100 SXM5 80GB datasheet") != std::string::npos);
+
+    RunReport r;
+    r.ok = true;
+    r.correctness.passed = true;
+    r.pctOfRoof = 88.8;
+    r.roofName = "DRAM roof, NVIDIA H200 SXM 141GB datasheet";
+    s.runs.push_back(runFacts(r, "map", targets[0].config));
+    v = evaluateStep(tut, 0, targets, s);
+    CHECK(v[0].status == CheckStatus::Pass);
+    CHECK(v[0].reason == "88.8% of the DRAM roof, NVIDIA H200 SXM 141GB datasheet (at least 80)");
+    s.runs.back().pctRoof = 79.0;
+    CHECK(evaluateStep(tut, 0, targets, s)[0].status == CheckStatus::Fail);
+    s.runs.back().pctRoof.reset();
+    v = evaluateStep(tut, 0, targets, s);
+    CHECK(v[0].status == CheckStatus::Fail);
+    CHECK(v[0].reason.find("no share of the roof") != std::string::npos);
+
+    CHECK(errorOf(R"(<tutorial id="demo" title="x">
+<step id="a" title="A"><checkpoint metric="pct-roof"/></step></tutorial>)")
+              .find("tutorial.xml:2: metric 'pct-roof' needs min=\"...\"") != std::string::npos);
+    CHECK(errorOf(R"(<tutorial id="demo" title="x">
+<step id="a" title="A"><recorded device="d" date="2026-01-01" source="x.md" pct-roof="50"/></step></tutorial>)")
+              .find("tutorial.xml:2: <recorded> pct-roof needs roof=") != std::string::npos);
+}
+
 TEST_CASE("the shipped tutorials load, and every action fits the shipped templates", "[tutorial][shipped]") {
     const TutorialLibrary lib = TutorialLibrary::load(sourceDir() / "tutorials");
     for (const TutorialLoadError& e : lib.errors()) FAIL(e.message);
