@@ -131,6 +131,27 @@ CheckVerdict needsRun(const std::string& what, const TutorialStep& step, const s
 
 double throughput(const RunFacts& r) { return r.gflops > 0 ? r.gflops : r.gbps; }
 
+// The figure of the step's recorded run that a run checkpoint is about ("90% of the DRAM roof,
+// ..."); empty when the recording has none (the whole summary is quoted then).
+std::string recordedFigure(const Tutorial& tutorial, const TutorialStep& step, const Checkpoint& c) {
+    if (!step.recorded) return {};
+    const RecordedRun& rec = *step.recorded;
+    switch (c.metric) {
+    case Metric::PctCopy: return rec.pctCopy ? fmt::format("{:.0f}% of copy bandwidth", *rec.pctCopy) : "";
+    case Metric::PctBaseline: return rec.pctBaseline ? fmt::format("{:.0f}% of {}", *rec.pctBaseline, rec.baseline) : "";
+    case Metric::PctRoof: return rec.pctRoof ? fmt::format("{:.0f}% of the {}", *rec.pctRoof, rec.roof) : "";
+    case Metric::Gflops: return rec.gflops ? fmt::format("{:.0f} GFLOP/s", *rec.gflops) : "";
+    case Metric::RunPassed: return rec.passed ? "PASS" : "FAIL";
+    case Metric::Speedup: {
+        const auto& other = tutorial.steps[static_cast<std::size_t>(tutorial.stepIndex(c.over))].recorded;
+        if (other && other->gflops && rec.gflops) return fmt::format("{:.2f}x the GFLOP/s of step '{}'", *rec.gflops / *other->gflops, c.over);
+        if (other && other->gbps && rec.gbps) return fmt::format("{:.2f}x the GB/s of step '{}'", *rec.gbps / *other->gbps, c.over);
+        return "";
+    }
+    default: return "";
+    }
+}
+
 CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Checkpoint& c, const std::vector<StepTarget>& targets,
                    const TutorialState& s) {
     auto verdict = [](bool ok, std::string reason) { return CheckVerdict{ok ? CheckStatus::Pass : CheckStatus::Fail, std::move(reason)}; };
@@ -180,22 +201,9 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
     // Run metrics: the latest run of the config now in the editor.
     const RunFacts* run = currentRun(s);
     if (!run) {
-        const RecordedRun* rec = step.recorded ? &*step.recorded : nullptr;
-        std::string figure;
-        if (rec && c.metric == Metric::PctCopy && rec->pctCopy) figure = fmt::format("{:.0f}% of copy bandwidth", *rec->pctCopy);
-        if (rec && c.metric == Metric::PctBaseline && rec->pctBaseline) figure = fmt::format("{:.0f}% of {}", *rec->pctBaseline, rec->baseline);
-        if (rec && c.metric == Metric::PctRoof && rec->pctRoof) figure = fmt::format("{:.0f}% of the {}", *rec->pctRoof, rec->roof);
-        if (rec && c.metric == Metric::Gflops && rec->gflops) figure = fmt::format("{:.0f} GFLOP/s", *rec->gflops);
-        if (rec && c.metric == Metric::RunPassed) figure = rec->passed ? "PASS" : "FAIL";
-        if (rec && c.metric == Metric::Speedup) {
-            const int earlier = tutorial.stepIndex(c.over);
-            const auto& other = tutorial.steps[static_cast<std::size_t>(earlier)].recorded;
-            if (other && other->gflops && rec->gflops) figure = fmt::format("{:.2f}x the GFLOP/s of step '{}'", *rec->gflops / *other->gflops, c.over);
-            else if (other && other->gbps && rec->gbps) figure = fmt::format("{:.2f}x the GB/s of step '{}'", *rec->gbps / *other->gbps, c.over);
-        }
         return needsRun(s.templateId.empty() ? "needs a run on a GPU: no kernel is selected"
                                              : "needs a run on a GPU: this config has not run here (running needs an NVIDIA GPU)",
-                        step, figure);
+                        step, recordedFigure(tutorial, step, c));
     }
     switch (c.metric) {
     case Metric::RunPassed: return verdict(run->passed, "the latest run's check: " + run->verdict);

@@ -21,6 +21,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The editor on a compiled map for sm_90, in the config a step's actions set up.
+TutorialState compiledMapOnSm90(const StepTarget& target) {
+    TutorialState s;
+    s.templateId = "map";
+    s.arch = "sm_90";
+    s.config = target.config;
+    s.compiled = true;
+    return s;
+}
+
 const ArchDatabase& arches() {
     static ArchDatabase db = ArchDatabase::loadFromDataRoot(sourceDir());
     return db;
@@ -255,11 +265,7 @@ TEST_CASE("checkpoint verdicts: pass, fail with reasons, and runs that need a GP
     const Tutorial tut = parseTutorial(t.file);
     const auto targets = stepTargets(tut, templates(), arches());
 
-    TutorialState s;
-    s.templateId = "map";
-    s.arch = "sm_90";
-    s.config = targets[0].config;
-    s.compiled = true;
+    TutorialState s = compiledMapOnSm90(targets[0]);
     s.registers = 80;
     s.spillBytes = 0;
     auto v = evaluateStep(tut, 0, targets, s);
@@ -354,11 +360,7 @@ TEST_CASE("pct-baseline of a named baseline", "[tutorial][checkpoint]") {
         b.speedup = speedup;
         r.baselines.push_back(b);
     }
-    TutorialState s;
-    s.templateId = "map";
-    s.arch = "sm_90";
-    s.config = targets[0].config;
-    s.compiled = true;
+    TutorialState s = compiledMapOnSm90(targets[0]);
     s.runs.push_back(runFacts(r, "map", targets[0].config));
     auto v = evaluateStep(tut, 0, targets, s);
     REQUIRE(v.size() == 2);
@@ -391,11 +393,7 @@ TEST_CASE("pct-roof judges the run's share of the roof", "[tutorial][checkpoint]
     const Tutorial tut = parseTutorial(t.file);
     CHECK(tut.steps[0].checkpoints[0].label == "at least 80% of the roofline at its intensity");
     const auto targets = stepTargets(tut, templates(), arches());
-    TutorialState s;
-    s.templateId = "map";
-    s.arch = "sm_90";
-    s.config = targets[0].config;
-    s.compiled = true;
+    TutorialState s = compiledMapOnSm90(targets[0]);
     auto v = evaluateStep(tut, 0, targets, s);
     CHECK(v[0].status == CheckStatus::NeedsRun);
     CHECK(v[0].reason.find("90% of the DRAM roof, NVIDIA H100 SXM5 80GB datasheet") != std::string::npos);
