@@ -133,6 +133,10 @@ std::string ExplorerApp::activity() const {
     return "";
 }
 
+bool ExplorerApp::measuringOnGpu() const {
+    return m_model.runs().running() || (m_sweepModel->running() && m_sweepModel->measuring());
+}
+
 bool ExplorerApp::pollSoon() const {
     // The Code view's disassembly finishes on a worker: look for its result soon.
     return m_model.session().busy() || m_nativeDialog.busy() || !m_model.compileIdle() || m_codeTabs->links().disassembling();

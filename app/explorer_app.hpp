@@ -129,6 +129,10 @@ public:
     // Nothing moves on screen, but something in the background will post a result to show
     // (a session write, a file dialog, a tutorial check): wake up soon to look.
     bool pollSoon() const;
+    // Kernels are being timed on the GPU (a run, or a sweep that runs its configs): the window
+    // then draws at a few frames a second, since on a GPU that also draws the window every frame
+    // competes with the kernel being timed.
+    bool measuringOnGpu() const;
 
 private:
     template <class V>

@@ -129,6 +129,7 @@ struct RunArgs : SizedVariantArgs {  // arch "native": the GPU's own
     int device = 0;
     int reps = 20;
     int warmup = 5;
+    int rounds = 5;
     double timeout = 10;
     unsigned long long seed = 1;
     bool noBaseline = false;

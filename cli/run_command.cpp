@@ -175,6 +175,7 @@ int run(const Context& ctx, const RunArgs& args) {
     const RunOptions options{.device = args.device,
                              .reps = args.reps,
                              .warmup = args.warmup,
+                             .rounds = args.rounds,
                              .timeoutSeconds = args.timeout,
                              .seed = args.seed,
                              .baseline = !args.noBaseline,
@@ -249,6 +250,9 @@ void addRunCommand(CLI::App& app, CommandTable& table) {
     addVariantAndFlagOptions(runCmd, *args);
     runCmd->add_option("--reps", args->reps, "Timed repetitions (median, min, max)")->check(CLI::Range(1, 100000));
     runCmd->add_option("--warmup", args->warmup, "Untimed launches first")->check(CLI::Range(0, 100000));
+    runCmd->add_option("--rounds", args->rounds,
+                       "Time the reps in this many turns with the baselines' (1: the kernel's runs first, then each baseline's)")
+        ->check(CLI::Range(1, 100000));
     runCmd->add_option("--timeout", args->timeout, "Seconds before a hung kernel's runner is killed")->check(CLI::Range(0.1, 86400.0));
     runCmd->add_option("--seed", args->seed, "Seed of the random inputs");
     runCmd->add_option("--device", args->device, "GPU index");

@@ -228,7 +228,8 @@ RunPlan planRun(const Template& tmpl, const Config& config, const Arch& arch, co
     const nlohmann::json jsonArgs = planArgs(args, vars, opt, dir, plan);
     const nlohmann::json launches = planLaunches(tmpl, config, arch, sizes);
     plan.request = {{"cmd", "run"},      {"device", opt.device}, {"module", module.string()}, {"launches", launches},
-                    {"args", jsonArgs},  {"warmup", opt.warmup}, {"reps", opt.reps},          {"rotate", "auto"}};
+                    {"args", jsonArgs},  {"warmup", opt.warmup}, {"reps", opt.reps},          {"rotate", "auto"},
+                    {"rounds", opt.rounds}};
 
     if (opt.pcSamplingRuns > 0) plan.request["pc_sampling"] = {{"runs", opt.pcSamplingRuns}, {"period", opt.pcSamplingPeriod}};
     if (opt.memoryCounters) plan.request["memory_counters"] = true;

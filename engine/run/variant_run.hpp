@@ -25,6 +25,9 @@ struct RunOptions {
     int device = 0;
     int reps = 20;
     int warmup = 5;
+    // The reps are timed in this many turns with the baselines' (runner/PROTOCOL.md); 1: the
+    // kernel's runs first, then each baseline's.
+    int rounds = 5;
     double timeoutSeconds = 10;   // the runner is killed past this (a hung kernel)
     std::uint64_t seed = 1;
     bool baseline = true;         // time the manifest's baselines (cuBLAS, CUB, device copy) in the same run

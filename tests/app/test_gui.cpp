@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -174,6 +175,26 @@ TEST_CASE("gui: a run that lands scrolls its result into the Run panel's view", 
     const int verdictRow = firstErrorRow(after, x, y, w, h);
     CHECK(verdictRow >= 0);
     CHECK(verdictRow < h / 4);
+}
+
+TEST_CASE("gui: while a run times kernels the window draws a few frames a second", "[app][gui]") {
+    requirePrerequisites();
+    TempDir dir("run_paced");
+    // The stand-in runner answers each request after 2 s: the run is in flight for 2 s or more.
+    // Drawn freely (at the display's 60 Hz, or unbounded without vsync) that is over 120 frames;
+    // paced at ten a second, about twenty, plus those around the run.
+    const fs::path script = writeScript(dir, "template map\narch sm_90\nwait-compile\nframe-stats reset\nrun\nwait-run\nframe-stats\n");
+    const std::string env = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_RUNNER_DELAY_MS=2000";
+    const auto started = std::chrono::steady_clock::now();
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'", env);
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(r.stderrText.find("kernel-explorer: run: map_") != std::string::npos);
+    std::smatch m;
+    REQUIRE(std::regex_search(r.stderrText, m, std::regex(R"(frame-stats: (\d+) frames)")));
+    CHECK(std::stoi(m[1]) >= 10);  // still drawing: the progress moves
+    CHECK(std::stoi(m[1]) <= 80);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
 }
 
 TEST_CASE("gui: the Run panel's settings from a script, and a bad one exits 2 naming file and line", "[app][gui]") {
