@@ -215,10 +215,13 @@ void RunView::drawResult(const RunRecord& record) {
                           r.rotationSets);
     row(theme(), "rate", fmt::format("{:.2f} TFLOP/s  {:.0f} GB/s", r.tflops, r.gbps), pal.text);
     if (r.pctOfRoof) {
-        row(theme(), "of roof", fmt::format("{:.1f}% of the {}", *r.pctOfRoof, r.roofName), pal.text);
+        // "FP16 tensor roof, NVIDIA H200 SXM 141GB datasheet": the roof in the row, whose in the tooltip.
+        const auto comma = r.roofName.find(", ");
+        row(theme(), "of roof", fmt::format("{:.1f}% of the {}", *r.pctOfRoof, r.roofName.substr(0, comma)), pal.text);
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("How close the run came to the roofline at its own intensity: the larger of its FLOP rate over the\n"
-                              "peak of the units it runs on and its bytes over the DRAM bandwidth (the template's least bytes).");
+            ImGui::SetTooltip("%s\nHow close the run came to the roofline at its own intensity: the larger of its FLOP rate over the\n"
+                              "peak of the units it runs on and its bytes over the DRAM bandwidth (the template's least bytes).",
+                              comma == std::string::npos ? "" : r.roofName.substr(comma + 2).c_str());
     }
     if (r.pctOfComputeCeiling) row(theme(), "of peak", fmt::format("{:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName), pal.text);
     if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
