@@ -378,21 +378,6 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
     }
 }
 
-bool ScriptRunner::stepExportRoofline(const ScriptCommand& c, ExplorerApp& app) {
-    const std::filesystem::path file(c.argument);
-    if (file.extension() == ".csv") {
-        if (!app.roofline().exportCsv(file)) fail(c, app.roofline().lastExportMessage());
-        return false;
-    }
-    return awaitPng(
-        c, file, "the roofline chart",
-        [&] {
-            app.showView("roofline");
-            app.roofline().requestPng(file);
-        },
-        [&] { return app.roofline().pngPending(); }, [&] { return app.roofline().lastExportMessage(); });
-}
-
 bool ScriptRunner::stepFrames(const ScriptCommand& c, ExplorerApp& app) {
     switch (c.kind) {
     case ScriptCommand::Kind::WaitCompile: {
@@ -549,6 +534,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
     case Kind::ExportRoofline: return stepExportRoofline(c, app);
+    case Kind::HigherRoof: stepHigherRoof(c, app); return false;
     case Kind::WaitCompile:
     case Kind::Frames:
     case Kind::Screenshot: return stepFrames(c, app);

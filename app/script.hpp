@@ -25,6 +25,9 @@
 //                            compare)
 //   close NAME               close the view titled NAME, as its window's close button or the View menu does
 //   export-roofline FILE     save the roofline chart (FILE.png) or its data (FILE.csv)
+//   higher-roof N            print the Roofline panel's higher roofs ("kernel-explorer: higher roofs: gemm_mma 14.8x
+//                            (FP16 tensor, sm_90), ..."), then open the N-th as its button does (1-based; 0:
+//                            print only); the panel must have been drawn for the current config
 //   wait-compile             render until the pending compile and the GPU probe finished (at most 120 s)
 //   session [FILE]           open the session FILE, or create it when absent; without FILE, the
 //                            session a normal start opens (the most recent); wait until it is open
@@ -152,7 +155,7 @@ struct ScriptCommand {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTable, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, GlReset, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share, Front, Preset, Size, RunOptions, PrintLaunch
+        UserKernel, Flag, Share, Front, Preset, Size, RunOptions, PrintLaunch, HigherRoof
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file
@@ -207,7 +210,9 @@ private:
     bool stepCommand(const ScriptCommand& c, ExplorerApp& app);
     // template, arch, set, expect, tab, view, load-variant, file-dialog.
     void stepEditor(const ScriptCommand& c, ExplorerApp& app);
+    // export-roofline, higher-roof (script_roofline.cpp).
     bool stepExportRoofline(const ScriptCommand& c, ExplorerApp& app);
+    void stepHigherRoof(const ScriptCommand& c, ExplorerApp& app);
     // A PNG that a view reads back while a frame renders: request() asks on the first call, then
     // this waits for that frame (true while waiting). Fails saying `drawnBy` was not drawn when
     // the frame never came, or with outcome() when no file was written.

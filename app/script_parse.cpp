@@ -235,6 +235,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"view", {Kind::View, parseView}},
     {"close", {Kind::CloseView, parseView}},
     {"export-roofline", {Kind::ExportRoofline, parseExportRoofline}},
+    {"higher-roof", {Kind::HigherRoof, parseOneArgument}},
     {"wait-compile", {Kind::WaitCompile, parseNoArgument}},
     {"frames", {Kind::Frames, parseFrames}},
     {"screenshot", {Kind::Screenshot, parseOneArgument}},

@@ -3,6 +3,7 @@
 #include "command_options.hpp"
 #include "commands.hpp"
 
+#include "analysis/higher_roofs.hpp"
 #include "analysis/roofline_scene.hpp"
 #include "run/calibration.hpp"
 #include "util/error.hpp"
@@ -103,6 +104,21 @@ void printText(const RooflineScene& s) {
     fmt::print("(* the roof the kernel sits on and DRAM; - a roof it cannot use, shown with --all-roofs)\n");
 }
 
+// "--set dtype=f16,layout=rcr" for the choices a higher-roof template shares; empty for none.
+std::string setOption(const std::map<std::string, std::string>& values) {
+    std::string out;
+    for (const auto& [k, v] : values) out += (out.empty() ? " --set " : ",") + k + "=" + v;
+    return out;
+}
+
+void printHigherRoofs(const std::vector<HigherRoof>& higher, const RooflineScene& s) {
+    const RooflineCeiling* own = s.model ? s.model->compute(s.predictedUnit) : nullptr;
+    for (const HigherRoof& h : higher)
+        fmt::print("higher roof {} on {}: {} {:g} TFLOP/s{} (kx roofline {} --arch {}{})\n", h.templateId, h.arch, unitLabel(h.unit),
+                   h.peakFlops / 1e12, own && own->value > 0 ? fmt::format(", {:.1f}x this kernel's", h.peakFlops / own->value) : "",
+                   h.templateId, h.arch, setOption(h.values));
+}
+
 }  // namespace
 
 int roofline(const Context& ctx, const RooflineArgs& args) {
@@ -128,9 +144,16 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
         if (const int i = calibrationForDevice(calibrations, *device); i >= 0) req.calibration = calibrations[i];
     }
     const RooflineScene scene = buildRooflineScene(req);
+    std::vector<HigherRoof> higher;
+    if (scene.model) higher = higherRoofs(ctx.templates, ctx.arches, *tmpl, req.config, *arch, *scene.model);
 
     if (args.json) {
-        std::cout << sceneJson(scene, tmpl->id(), arch->name).dump(2) << "\n";
+        nlohmann::json j = sceneJson(scene, tmpl->id(), arch->name);
+        j["higher_roofs"] = nlohmann::json::array();
+        for (const HigherRoof& h : higher)
+            j["higher_roofs"].push_back({{"template", h.templateId}, {"arch", h.arch}, {"values", h.values}, {"unit", h.unit},
+                                         {"peak_tflops", h.peakFlops / 1e12}});
+        std::cout << j.dump(2) << "\n";
     } else if (args.csv) {
         if (!scene.model) throw InputError(scene.deviceNote.empty() ? "no device to draw the roofline of" : scene.deviceNote);
         std::vector<RooflinePoint> points;
@@ -139,6 +162,7 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
         std::cout << rooflineCsv(*scene.model, points);
     } else {
         printText(scene);
+        printHigherRoofs(higher, scene);
     }
     return 0;
 }

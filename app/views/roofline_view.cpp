@@ -147,8 +147,11 @@ void RooflineView::rebuild() {
         req.noPredictionReason = "No predicted point for this template on " + (arch ? arch->name : std::string("this arch")) +
                                  " (see Configuration).";
     }
+    m_higher.clear();
     try {
         m_scene = engine::buildRooflineScene(req);
+        if (m_scene->model && req.tmpl != nullptr && arch != nullptr && model().variant() != nullptr)
+            m_higher = engine::higherRoofs(model().library(), model().archDatabase(), *req.tmpl, req.config, *arch, *m_scene->model);
     } catch (const std::exception& e) {
         m_scene.reset();
         m_exportMessage = e.what();
@@ -172,7 +175,8 @@ void RooflineView::drawContent() {
         return;
     }
     // Room for the footnote: up to two wrapped lines of prediction and one of runs or export.
-    const float footH = ImGui::GetTextLineHeightWithSpacing() * 3.0f + ImGui::GetStyle().ItemSpacing.y * 2;
+    const float footLines = m_higher.empty() ? 3.0f : 4.0f;
+    const float footH = ImGui::GetTextLineHeightWithSpacing() * footLines + ImGui::GetStyle().ItemSpacing.y * 2;
     drawChart(std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().y - footH));
     drawFootnote();
 }
@@ -350,6 +354,36 @@ void RooflineView::drawChart(float height) {
     if (m_capture->wanted()) m_capture->queue(ImGui::GetWindowDrawList(), chart.widgetMin(), chart.widgetMax());
 }
 
+bool RooflineView::openHigherRoof(std::size_t index) {
+    if (index >= m_higher.size()) return false;
+    const engine::HigherRoof h = m_higher[index];  // the selection below rebuilds the list
+    if (!model().selectTemplate(h.templateId)) return false;
+    model().selectArch(h.arch);
+    for (const auto& [key, value] : h.values) model().setParam(key, value);
+    return true;
+}
+
+void RooflineView::drawHigherRoofs() {
+    if (m_higher.empty() || !m_scene || !m_scene->model) return;
+    const Palette& pal = theme().palette();
+    const engine::RooflineCeiling* own = m_scene->model->compute(m_scene->predictedUnit);
+    ImGui::TextColored(Theme::toVec4(pal.textDim), "higher roofs");
+    for (std::size_t i = 0; i < m_higher.size(); ++i) {
+        const engine::HigherRoof& h = m_higher[i];
+        ImGui::SameLine();
+        const std::string ratio = own && own->value > 0 ? fmt::format(" {:.1f}x", h.peakFlops / own->value) : std::string();
+        if (ImGui::SmallButton(fmt::format("{}{}##higher{}", h.templateId, ratio, i).c_str())) openHigherRoof(i);
+        if (ImGui::IsItemHovered()) {
+            std::string values;
+            for (const auto& [k, v] : h.values) values += (values.empty() ? "" : ", ") + k + "=" + v;
+            ImGui::SetTooltip("%s\nOn %s its roof is the %s, %s (this kernel's: %s).\nOpens it for %s%s.", h.title.c_str(),
+                              m_scene->deviceName.c_str(), engine::unitLabel(h.unit).c_str(), flopsText(h.peakFlops).c_str(),
+                              own ? flopsText(own->value).c_str() : "-", h.arch.c_str(),
+                              values.empty() ? "" : (" with " + values).c_str());
+        }
+    }
+}
+
 void RooflineView::drawFootnote() {
     const Palette& pal = theme().palette();
     const engine::RooflineScene& sc = *m_scene;
@@ -369,6 +403,7 @@ void RooflineView::drawFootnote() {
         ImGui::TextColored(Theme::toVec4(pal.textDim), "%s",
                            sc.predictedNote.empty() ? "No predicted point." : sc.predictedNote.c_str());
     }
+    drawHigherRoofs();
     const std::string runs = sc.measured.empty()
                                  ? std::string("No measured runs yet: runs of this variant appear as squares (and, with counted traffic, triangles at L2).")
                                  : fmt::format("{} measured run(s)", sc.measured.size());

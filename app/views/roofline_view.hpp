@@ -4,6 +4,7 @@
 // view only draws it, the same data `kx roofline` prints. Exports the chart as PNG and CSV.
 #pragma once
 
+#include "analysis/higher_roofs.hpp"
 #include "analysis/roofline_scene.hpp"
 #include "run/calibration.hpp"
 #include "views/view.hpp"
@@ -38,6 +39,11 @@ public:
     const engine::RooflineScene* scene() const { return m_scene ? &*m_scene : nullptr; }
     // The label boxes of the last frame, in plot pixels (empty before the chart was drawn).
     const std::vector<engine::SceneLabel>& labels() const { return m_labels; }
+    // Templates of the same problem on units with a higher roof (engine::higherRoofs), as the
+    // footnote offers them; and opening the i-th (0-based) in the editor, as its button does:
+    // false when there is none.
+    const std::vector<engine::HigherRoof>& higherRoofs() const { return m_higher; }
+    bool openHigherRoof(std::size_t index);
 
 protected:
     void drawContent() override;
@@ -55,6 +61,7 @@ private:
     void drawFootnote();
     std::string defaultFileStem() const;
 
+    void drawHigherRoofs();
     std::string m_deviceId;       // the user's pick; empty: follow the arch
     bool m_allRoofs = false;
 
@@ -78,6 +85,7 @@ private:
     };
     std::optional<Key> m_builtFor;
     std::optional<engine::RooflineScene> m_scene;
+    std::vector<engine::HigherRoof> m_higher;
     std::vector<engine::SceneLabel> m_labels;
 
     std::shared_ptr<RegionPng> m_capture;  // shared with the draw-list callback

@@ -133,6 +133,24 @@ TEST_CASE("gui: an AMD arch shows the occupancy placeholder and still draws a ro
     CHECK(readFile(csv).find("memory,dram,DRAM,datasheet,5300,,,") != std::string::npos);
 }
 
+// The footnote's higher roofs: the SIMT GEMM offers the tensor-core GEMMs of its dtype and
+// layout, and opening one puts it in the editor with them, on the arch it builds for.
+TEST_CASE("gui: the roofline offers the templates of the same problem with a higher roof, and opens one", "[app][gui][analysis]") {
+    requirePrerequisites();
+    TempDir dir("higher_roofs");
+    const fs::path script = writeScript(dir, "template gemm\narch sm_90\nset dtype=bf16 layout=rrr\nwait-compile\nframes 3\nhigher-roof 2\n"
+                                             "wait-compile\nframes 3\nexpect dtype=bf16 layout=rrr BN=256 CONSUMERS=2\nhigher-roof 0\n"
+                                             "higher-roof 1\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'");
+    INFO(r.stderrText);
+    CHECK(r.stderrText.find("kernel-explorer: higher roofs: gemm_mma (BF16 tensor, sm_90), gemm_wgmma (BF16 tensor, sm_90a)") !=
+          std::string::npos);
+    // Now on gemm_wgmma (its BN and CONSUMERS), which has no higher roof: the last command fails.
+    CHECK(r.stderrText.find("kernel-explorer: higher roofs: none") != std::string::npos);
+    CHECK(r.exitCode == 2);
+    CHECK(r.stderrText.find(script.string() + ":11: there is no higher roof 1 (the Roofline panel offers 0)") != std::string::npos);
+}
+
 // The roofline follows the arch: this machine's GPU where it has the arch's compute capability
 // (an H200 draws the H200's datasheet for sm_90), else the arch's usual device (the H100 SXM).
 TEST_CASE("gui: the roofline is drawn for this machine's GPU when it has the arch's compute capability", "[app][gui][analysis]") {

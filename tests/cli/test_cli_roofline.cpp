@@ -40,3 +40,23 @@ TEST_CASE("kx roofline: an arch without a listed device says so, and a bad devic
     REQUIRE(csv.exitCode == 0);
     CHECK(csv.out.find("point,,gemm_f16_rcr_128x128x32") != std::string::npos);
 }
+
+TEST_CASE("kx roofline names the templates of the same problem with a higher roof", "[cli][roofline]") {
+    const Outcome text = runKx("roofline gemm --arch sm_90 --no-measured");
+    INFO(text.err);
+    REQUIRE(text.exitCode == 0);
+    CHECK(text.out.find("higher roof gemm_mma on sm_90: FP16 tensor 989.5 TFLOP/s, 14.8x this kernel's "
+                        "(kx roofline gemm_mma --arch sm_90 --set dtype=f16,layout=rcr)") != std::string::npos);
+    CHECK(text.out.find("higher roof gemm_wgmma on sm_90a") != std::string::npos);
+    const Outcome json = runKx("roofline gemm --arch sm_90 --no-measured --json");
+    REQUIRE(json.exitCode == 0);
+    const nlohmann::json doc = nlohmann::json::parse(json.out);
+    REQUIRE(doc["higher_roofs"].size() == 2);
+    CHECK(doc["higher_roofs"][1]["template"] == "gemm_wgmma");
+    CHECK(doc["higher_roofs"][1]["arch"] == "sm_90a");
+    CHECK(doc["higher_roofs"][1]["values"]["dtype"] == "f16");
+    // The tensor-core GEMM is already on the highest roof of its dtype.
+    const Outcome top = runKx("roofline gemm_wgmma --arch sm_90a --no-measured");
+    REQUIRE(top.exitCode == 0);
+    CHECK(top.out.find("higher roof") == std::string::npos);
+}

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "arch/arch.hpp"
+#include "arch/arch_database.hpp"
+#include "templates/template_library.hpp"
 
 #include <unistd.h>
 
@@ -11,6 +13,16 @@
 namespace kx::test {
 
 inline std::filesystem::path sourceDir() { return KX_TEST_SOURCE_DIR; }
+
+// The shipped arch database and template library, loaded once per test binary.
+inline const engine::ArchDatabase& shippedArches() {
+    static const engine::ArchDatabase db = engine::ArchDatabase::loadFromDataRoot(sourceDir());
+    return db;
+}
+inline const engine::TemplateLibrary& shippedTemplates() {
+    static const engine::TemplateLibrary lib = engine::TemplateLibrary::load(sourceDir() / "templates");
+    return lib;
+}
 
 // An empty folder private to this process and name, removed with everything in it at the end.
 struct ScratchFolder {

@@ -1,4 +1,5 @@
-// Shared fixtures of the sweep tests: the shipped templates, and the message of an InputError.
+// Shared fixtures of the sweep tests: gemm_mma (of the shipped templates, test_support.hpp), and the
+// message of an InputError.
 #pragma once
 
 #include "../test_support.hpp"
@@ -10,11 +11,6 @@
 #include <string>
 
 namespace kx::test {
-
-inline const engine::TemplateLibrary& shippedTemplates() {
-    static const engine::TemplateLibrary lib = engine::TemplateLibrary::load(sourceDir() / "templates");
-    return lib;
-}
 
 inline const engine::Template& gemmMma() { return *shippedTemplates().find("gemm_mma"); }
 
