@@ -175,7 +175,7 @@ void RooflineView::drawContent() {
         return;
     }
     // Room for the footnote: up to two wrapped lines of prediction and one of runs or export.
-    const float footLines = m_higher.empty() ? 3.0f : 4.0f;
+    const float footLines = 3.0f + static_cast<float>(higherRoofRows());
     const float footH = ImGui::GetTextLineHeightWithSpacing() * footLines + ImGui::GetStyle().ItemSpacing.y * 2;
     drawChart(std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().y - footH));
     drawFootnote();
@@ -363,16 +363,50 @@ bool RooflineView::openHigherRoof(std::size_t index) {
     return true;
 }
 
+std::vector<std::string> RooflineView::higherRoofLabels() const {
+    std::vector<std::string> labels;
+    if (!m_scene || !m_scene->model) return labels;
+    const engine::RooflineCeiling* own = m_scene->model->compute(m_scene->predictedUnit);
+    for (const engine::HigherRoof& h : m_higher)
+        labels.push_back(h.templateId + (own && own->value > 0 ? fmt::format(" {:.1f}x", h.peakFlops / own->value) : std::string()));
+    return labels;
+}
+
+int RooflineView::higherRoofRows() const {
+    const std::vector<std::string> labels = higherRoofLabels();
+    if (labels.empty()) return 0;
+    // As drawHigherRoofs lays them out: after the heading, on the same line while they fit.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    float x = ImGui::CalcTextSize("higher roofs").x;
+    int rows = 1;
+    for (const std::string& label : labels) {
+        const float width = ImGui::CalcTextSize(label.c_str()).x + style.FramePadding.x * 2;
+        if (x + style.ItemSpacing.x + width <= avail) {
+            x += style.ItemSpacing.x + width;
+        } else {
+            ++rows;
+            x = width;
+        }
+    }
+    return rows;
+}
+
 void RooflineView::drawHigherRoofs() {
     if (m_higher.empty() || !m_scene || !m_scene->model) return;
     const Palette& pal = theme().palette();
     const engine::RooflineCeiling* own = m_scene->model->compute(m_scene->predictedUnit);
+    const std::vector<std::string> labels = higherRoofLabels();
     ImGui::TextColored(Theme::toVec4(pal.textDim), "higher roofs");
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (std::size_t i = 0; i < m_higher.size(); ++i) {
         const engine::HigherRoof& h = m_higher[i];
-        ImGui::SameLine();
-        const std::string ratio = own && own->value > 0 ? fmt::format(" {:.1f}x", h.peakFlops / own->value) : std::string();
-        if (ImGui::SmallButton(fmt::format("{}{}##higher{}", h.templateId, ratio, i).c_str())) openHigherRoof(i);
+        const std::string& label = labels[i];
+        // On the same line while it fits, else on the next: a narrow panel wraps the buttons.
+        const float width = ImGui::CalcTextSize(label.c_str()).x + style.FramePadding.x * 2;
+        if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
+        if (ImGui::SmallButton(fmt::format("{}##higher{}", label, i).c_str())) openHigherRoof(i);
         if (ImGui::IsItemHovered()) {
             std::string values;
             for (const auto& [k, v] : h.values) values += (values.empty() ? "" : ", ") + k + "=" + v;

@@ -62,6 +62,8 @@ private:
     std::string defaultFileStem() const;
 
     void drawHigherRoofs();
+    std::vector<std::string> higherRoofLabels() const;  // "gemm_mma 14.8x", one per higher roof
+    int higherRoofRows() const;                         // the lines drawHigherRoofs takes now
     std::string m_deviceId;       // the user's pick; empty: follow the arch
     bool m_allRoofs = false;
 
