@@ -156,8 +156,7 @@ void CompareView::rebuild() {
     const engine::RooflineCeiling* dram = roof.memory("dram");
     if (dram == nullptr || roof.compute(kSimtUnit) == nullptr) return;
     for (const auto& s : sel) {
-        const engine::RooflineCeiling* c = roof.compute(s->rooflineUnit);
-        if (c == nullptr) c = roof.compute(kSimtUnit);
+        const engine::RooflineCeiling* c = engine::unitRoof(roof, s->rooflineUnit);
         const std::string label = fmt::format("{}  {:g} TFLOP/s", c->label, c->value / 1e12);
         if (std::none_of(m_roof.roofs.begin(), m_roof.roofs.end(), [&](const auto& r) { return r.second == label; }))
             m_roof.roofs.emplace_back(c->value, label);

@@ -9,8 +9,7 @@ namespace kx::engine {
 namespace {
 
 double roofOf(const RooflineModel& model, const std::string& unit) {
-    const RooflineCeiling* c = model.compute(unit);
-    if (c == nullptr) c = model.compute("fp32");
+    const RooflineCeiling* c = unitRoof(model, unit);
     return c == nullptr ? 0 : c->value;
 }
 

@@ -132,11 +132,17 @@ RooflinePoint placeOnRoof(const RooflineModel& model, RooflinePoint point, std::
     return point;
 }
 
+const RooflineCeiling* unitRoof(const RooflineModel& model, std::string_view unit, CeilingSource source) {
+    const RooflineCeiling* c = model.compute(unit, source);
+    return c != nullptr ? c : model.compute("fp32", source);
+}
+
 std::optional<RoofShare> roofShare(const RooflineModel& model, std::string_view unit, double flopsPerSec, double bytesPerSec) {
+    // The unit's measured roof, else its datasheet one; a unit the device lacks is the CUDA cores'.
     const RooflineCeiling* compute = model.compute(unit, CeilingSource::Measured);
     if (compute == nullptr) compute = model.compute(unit);
-    if (compute == nullptr && unit != "fp32") compute = model.compute("fp32", CeilingSource::Measured);
-    if (compute == nullptr && unit != "fp32") compute = model.compute("fp32");
+    if (compute == nullptr) compute = unitRoof(model, "fp32", CeilingSource::Measured);
+    if (compute == nullptr) compute = unitRoof(model, "fp32");
     const RooflineCeiling* dram = model.memory("dram", CeilingSource::Measured);
     if (dram == nullptr) dram = model.memory("dram");
     std::optional<RoofShare> best;

@@ -113,6 +113,10 @@ RooflinePoint predictedPoint(std::string label, double flops, double minBytes);
 RooflinePoint placeOnRoof(const RooflineModel& model, RooflinePoint point, std::string_view unit,
                           CeilingSource source = CeilingSource::Datasheet);
 
+// The compute ceiling of `unit` of that source, or the CUDA cores' FP32 where the device lists
+// none for the unit; nullptr when it has neither.
+const RooflineCeiling* unitRoof(const RooflineModel& model, std::string_view unit, CeilingSource source = CeilingSource::Datasheet);
+
 // How close a run came to the roof at its own intensity: its throughput over attainable(ai, unit),
 // which is the larger of two shares, its FLOP rate of the unit's peak and its byte rate of the
 // DRAM bandwidth (a kernel that does no arithmetic has only the second). Each ceiling is the
