@@ -87,6 +87,7 @@ generic() {
   run $p transpose "f16, preset tuned" --set dtype=f16 --preset tuned
   run $p stencil "25-point (default)"
   run $p stencil "7-point, preset seven_point" --preset seven_point
+  run $p stencil "25-point, preset twenty_five_point" --preset twenty_five_point
   run $p stencil "25-point naive" --set strategy=naive
   run $p radix_sort "keys (default)"
   run $p radix_sort "pairs" --set sort=pairs

@@ -278,7 +278,9 @@ __device__ __forceinline__ void waitCopies() {
 
 __device__ __forceinline__ void asyncMarch(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz) {
     constexpr int kRing = 2 * kRadius + 1;  // registers: planes z - kRadius .. z + kRadius of the column
-    __shared__ float planes[kStages][kTileH][kTileW];
+    // Dynamic shared memory: the ring may pass the 48 KB a static array is limited to.
+    extern __shared__ __align__(16) float planeRing[];
+    float (&planes)[kStages][kTileH][kTileW] = *reinterpret_cast<float (*)[kStages][kTileH][kTileW]>(planeRing);
 
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
     const int tid = ty * kTx + tx;
@@ -384,14 +386,6 @@ __device__ __forceinline__ void copyChunkAsync(float* dst, const float* src, boo
 #endif
 }
 
-// The value at index i (-4 .. 7) of a thread's row: its own four points are 0 .. 3.
-__device__ __forceinline__ float rowAt(const float* row, const float4& own, int i) {
-    if (i == 0) return own.x;
-    if (i == 1) return own.y;
-    if (i == 2) return own.z;
-    if (i == 3) return own.w;
-    return row[i];
-}
 __device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
 
 // kAligned: the grid's rows start on 16 bytes (nx a multiple of 4, and both arrays on 16 bytes,
@@ -400,11 +394,11 @@ __device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? 
 // out for every plane instead of kept (fewer registers: the kernel gets the larger of the two
 // paths' counts).
 using Vec4Buffers = float[kStages][kTileH][kRowW];
-// The ring of plane buffers, one for both paths (a __shared__ array in the template would be one
-// per path, twice the shared memory).
+// The ring of plane buffers, in dynamic shared memory (it may pass the 48 KB a static array is
+// limited to, and both paths share it).
 __device__ __forceinline__ Vec4Buffers& vec4Buffers() {
-    __shared__ __align__(16) Vec4Buffers planes;
-    return planes;
+    extern __shared__ __align__(16) float planeRing[];
+    return *reinterpret_cast<Vec4Buffers*>(planeRing);
 }
 
 template <bool kAligned>
@@ -503,29 +497,34 @@ __device__ __forceinline__ void vec4March(const float* __restrict__ in, float* _
                 const float (&t)[kTileH][kRowW] = planes[z % kStages];
                 const float* row = &t[ty + kRadius][kXHalo + 4 * tx];
                 const float4 cur = zq[slot(0)];
-                float4 ym[kRadius], yp[kRadius];
+                // Order 8's x neighbours are the float4s either side of the thread's own (the
+                // buffer's rows start on 16 bytes); order 2 needs one value of each.
+                float4 left = make_float4(0.0f, 0.0f, 0.0f, row[-1]), right = make_float4(row[4], 0.0f, 0.0f, 0.0f);
+                if constexpr (kRadius > 1) {
+                    left = *reinterpret_cast<const float4*>(row - 4);
+                    right = *reinterpret_cast<const float4*>(row + 4);
+                }
+                auto xAt = [&](int i) { return i < 0 ? lane(left, i + 4) : i < 4 ? lane(cur, i) : lane(right, i - 4); };
+                // One distance at a time, its two y neighbours read when needed: every output
+                // of the four is accumulated (the test for the faces comes after), so that only
+                // the four sums and one distance's reads are live, not all 2 * kRadius rows.
+                float acc[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) acc[j] = coefficient(0) * lane(cur, j);
 #pragma unroll
                 for (int k = 1; k <= kRadius; ++k) {
-                    ym[k - 1] = *reinterpret_cast<const float4*>(&t[ty + kRadius - k][kXHalo + 4 * tx]);
-                    yp[k - 1] = *reinterpret_cast<const float4*>(&t[ty + kRadius + k][kXHalo + 4 * tx]);
+                    const float4 ym = *reinterpret_cast<const float4*>(&t[ty + kRadius - k][kXHalo + 4 * tx]);
+                    const float4 yp = *reinterpret_cast<const float4*>(&t[ty + kRadius + k][kXHalo + 4 * tx]);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        acc[j] = fmaf(coefficient(k),
+                                      ring(xAt(j - k), xAt(j + k), lane(ym, j), lane(yp, j), lane(zq[slot(-k)], j), lane(zq[slot(k)], j)),
+                                      acc[j]);
                 }
                 const bool zInterior = yInterior && z >= kRadius && z < nz - kRadius;
                 float v[4];
 #pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    const int x = xs + j;
-                    v[j] = lane(cur, j);
-                    if (zInterior && x >= kRadius && x < nx - kRadius) {
-                        float acc = coefficient(0) * lane(cur, j);
-#pragma unroll
-                        for (int k = 1; k <= kRadius; ++k)
-                            acc = fmaf(coefficient(k),
-                                       ring(rowAt(row, cur, j - k), rowAt(row, cur, j + k), lane(ym[k - 1], j), lane(yp[k - 1], j),
-                                            lane(zq[slot(-k)], j), lane(zq[slot(k)], j)),
-                                       acc);
-                        v[j] = acc;
-                    }
-                }
+                for (int j = 0; j < 4; ++j) v[j] = zInterior && xs + j >= kRadius && xs + j < nx - kRadius ? acc[j] : lane(cur, j);
                 float* o = out + (z * plane + column);
                 if (kAligned && xs + 3 < nx) {
                     *reinterpret_cast<float4*>(o) = make_float4(v[0], v[1], v[2], v[3]);
