@@ -99,7 +99,9 @@ bool ScriptRunner::stepUser(const ScriptCommand& c, ExplorerApp& app) {
             const engine::PreparedVariant* v = model.variant();
             const engine::CompileResult* r = model.resultIsCurrent() ? model.compileResult() : nullptr;
             const engine::KernelResources* k = r && v ? engine::kernelNamed(r->kernels, v->name) : nullptr;
-            const bool capped = k && model.flags().maxRegisters > 0 && engine::ptxasAppliedRegisterCap(r->log, v->name);
+            const bool capped = k && model.flags().maxRegisters > 0 &&
+                                engine::registerCapOutcome(r->log, v->name, k->registers, model.flags().maxRegisters) !=
+                                    engine::RegisterCapOutcome::Ignored;
             std::cerr << fmt::format("kernel-explorer: kernel: {}: {} on {}: flags {}{}; {}; {}\n", user.id().empty() ? "(none)" : user.id(),
                                      v ? v->name : "(none)", model.currentArch() ? model.currentArch()->name : "?",
                                      model.flags().isDefault() ? "defaults" : model.flags().canonical(), capped ? " (cap applied)" : "",

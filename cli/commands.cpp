@@ -177,6 +177,23 @@ int generate(const Context& ctx, const GenerateArgs& args) {
     return 0;
 }
 
+namespace {
+
+// The resources' line on what became of a --maxrregcount cap for `function`.
+std::string registerCapLine(const CompileResult& result, const std::string& function, int cap) {
+    const KernelResources* k = kernelNamed(result.kernels, function);
+    if (k == nullptr) return {};
+    switch (registerCapOutcome(result.log, function, k->registers, cap)) {
+    case RegisterCapOutcome::Applied: return fmt::format("  register cap     {} applied by ptxas\n", cap);
+    case RegisterCapOutcome::Within: return fmt::format("  register cap     {} kept: the kernel, which has __launch_bounds__, uses {}\n", cap, k->registers);
+    case RegisterCapOutcome::Ignored: break;
+    }
+    return fmt::format("  register cap     {} ignored by ptxas: the kernel's __launch_bounds__ take precedence ({} registers)\n", cap,
+                       k->registers);
+}
+
+}  // namespace
+
 int compile(const Context& ctx, const CompileArgs& args) {
     const ResolvedVariant v = resolveVariant(ctx, args.variant);
     if (args.lang == "cuda" && v.arch->vendor == Vendor::Amd)
@@ -240,7 +257,9 @@ int compile(const Context& ctx, const CompileArgs& args) {
             nlohmann::json doc = {{"variant", prepared.name}, {"arch", v.arch->name}, {"compiler", result.compilerVersion},
                                   {"compile_ms", result.compileMs}, {"from_cache", result.fromCache}, {"kernels", kernels},
                                   {"flags", v.config.flags.canonical()}};
-            if (v.config.flags.maxRegisters > 0) doc["register_cap_applied"] = ptxasAppliedRegisterCap(result.log, prepared.name);
+            if (const KernelResources* k = kernelNamed(result.kernels, prepared.name); k && v.config.flags.maxRegisters > 0)
+                doc["register_cap_applied"] = registerCapOutcome(result.log, prepared.name, k->registers, v.config.flags.maxRegisters) !=
+                                              RegisterCapOutcome::Ignored;
             text = doc.dump(2) + "\n";
         } else {
             text = fmt::format("{} for {} ({}{})\n", prepared.name, v.arch->name, result.compilerVersion,
@@ -258,11 +277,7 @@ int compile(const Context& ctx, const CompileArgs& args) {
                 text += fmt::format("  constant memory  {} bytes\n", k.constantBytes);
             }
             if (!v.config.flags.isDefault()) text += fmt::format("  flags            {}\n", v.config.flags.canonical());
-            if (v.config.flags.maxRegisters > 0)
-                text += ptxasAppliedRegisterCap(result.log, prepared.name)
-                            ? fmt::format("  register cap     {} applied by ptxas\n", v.config.flags.maxRegisters)
-                            : fmt::format("  register cap     {} ignored by ptxas: the kernel's __launch_bounds__ take precedence\n",
-                                          v.config.flags.maxRegisters);
+            if (v.config.flags.maxRegisters > 0) text += registerCapLine(result, prepared.name, v.config.flags.maxRegisters);
         }
         writeOutput(args.outputFile, text);
     }

@@ -82,12 +82,21 @@ void CompileFlagsPanel::draw(ExplorerModel& model, float labelWidth) {
     // What ptxas made of a register cap: kernels with __launch_bounds__ keep their own limit.
     const engine::CompileResult* r = model.resultIsCurrent() ? model.compileResult() : nullptr;
     const engine::PreparedVariant* v = model.variant();
-    if (now.maxRegisters > 0 && r != nullptr && r->ok && r->assembled && v != nullptr) {
+    const engine::KernelResources* k = r != nullptr && v != nullptr ? engine::kernelNamed(r->kernels, v->name) : nullptr;
+    if (k != nullptr && now.maxRegisters > 0 && r->ok && r->assembled) {
         ImGui::PushTextWrapPos(0.0f);
-        if (engine::ptxasAppliedRegisterCap(r->log, v->name))
+        switch (engine::registerCapOutcome(r->log, v->name, k->registers, now.maxRegisters)) {
+        case engine::RegisterCapOutcome::Applied:
             ImGui::TextColored(Theme::toVec4(pal.ok), "ptxas capped the kernel at %d registers", now.maxRegisters);
-        else
-            ImGui::TextColored(Theme::toVec4(pal.warn), "ptxas ignored the cap: the kernel's __launch_bounds__ take precedence");
+            break;
+        case engine::RegisterCapOutcome::Within:
+            ImGui::TextColored(Theme::toVec4(pal.ok), "the kernel keeps within the cap: %d registers (it has __launch_bounds__)", k->registers);
+            break;
+        case engine::RegisterCapOutcome::Ignored:
+            ImGui::TextColored(Theme::toVec4(pal.warn), "ptxas ignored the cap: the kernel's __launch_bounds__ take precedence (%d registers)",
+                               k->registers);
+            break;
+        }
         ImGui::PopTextWrapPos();
     }
     std::string options;

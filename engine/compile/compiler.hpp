@@ -93,9 +93,19 @@ std::string compileCacheKey(const CompileRequest& request);
 std::vector<KernelResources> parsePtxasReport(std::string_view log);
 
 // True when ptxas says it capped `function`'s registers at --maxrregcount ("Overriding maximum
-// register limit ... for 'f' with N of maxrregcount option"). ptxas says nothing, and keeps the
-// kernel's own limit, for a kernel with __launch_bounds__: those bounds take precedence.
+// register limit ... for 'f' with N of maxrregcount option"). ptxas says nothing for a kernel
+// with __launch_bounds__, whose bounds take precedence: it may keep the kernel over the cap, or
+// still hold it to the cap (a 128-thread block's bounds leave room for 255 registers, and ptxas
+// then used 128 under a cap of 128), so the kernel's count decides.
 bool ptxasAppliedRegisterCap(std::string_view log, const std::string& function);
+
+// What became of a --maxrregcount cap for `function`, which uses `registers`.
+enum class RegisterCapOutcome {
+    Applied,  // ptxas said it capped the kernel
+    Within,   // no word from ptxas (the kernel has __launch_bounds__), and the kernel keeps within the cap
+    Ignored,  // the kernel uses more than the cap: its __launch_bounds__ took precedence
+};
+RegisterCapOutcome registerCapOutcome(std::string_view log, const std::string& function, int registers, int cap);
 
 // Parses "file(LINE): error: message" lines of an NVRTC log.
 std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);

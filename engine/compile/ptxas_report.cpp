@@ -70,4 +70,9 @@ bool ptxasAppliedRegisterCap(std::string_view log, const std::string& function) 
     return false;
 }
 
+RegisterCapOutcome registerCapOutcome(std::string_view log, const std::string& function, int registers, int cap) {
+    if (ptxasAppliedRegisterCap(log, function)) return RegisterCapOutcome::Applied;
+    return registers <= cap ? RegisterCapOutcome::Within : RegisterCapOutcome::Ignored;
+}
+
 }  // namespace kx::engine

@@ -128,10 +128,15 @@ TEST_CASE("kx --flag sets compiler flags: the name, the resources, and refusals"
     CHECK(registers(capped.out) <= 32);
     CHECK_THAT(capped.out, Catch::Contains("\"variant\": \"heavy_b256_r32\"") && Catch::Contains("\"register_cap_applied\": true"));
 
-    // The shipped kernels carry __launch_bounds__: ptxas keeps them, and kx says so.
-    const Outcome bounded = runKx("compile reduce --arch sm_90 --flag maxrregcount=32 --emit resources");
+    // The shipped kernels carry __launch_bounds__, which take precedence: ptxas may keep the
+    // kernel over the cap, or hold it to the cap without saying so. kx tells which.
+    const Outcome bounded = runKx("compile stencil --arch sm_90 --set order=8,strategy=smem_async --flag maxrregcount=96 --emit resources");
     REQUIRE(bounded.exitCode == 0);
-    CHECK_THAT(bounded.out, Catch::Contains("register cap     32 ignored by ptxas: the kernel's __launch_bounds__ take precedence"));
+    CHECK_THAT(bounded.out, Catch::Contains("register cap     96 ignored by ptxas: the kernel's __launch_bounds__ take precedence ("));
+    const Outcome kept = runKx("compile stencil --arch sm_90 --preset twenty_five_point --emit resources");
+    REQUIRE(kept.exitCode == 0);
+    CHECK_THAT(kept.out, Catch::Contains("registers        128 per thread") &&
+                             Catch::Contains("register cap     128 kept: the kernel, which has __launch_bounds__, uses 128"));
 
     const Outcome generated = runKx("generate heavy --arch sm_90 --flag fast_math --flag ptxas_opt=1", m.env);
     CHECK_THAT(generated.out, Catch::Contains("void heavy_b256_fm_O1("));

@@ -155,6 +155,14 @@ extern "C" __global__ void %s(float* x, const float* y) {
     CHECK(bounded.kernels.front().registers == free.kernels.front().registers);
     CHECK_FALSE(ptxasAppliedRegisterCap(bounded.log, "cap_test"));
 
+    // What the flags panel and kx compile say: capped, kept within the cap, or ignored.
+    const int used = bounded.kernels.front().registers;
+    CHECK(registerCapOutcome(capped.log, "cap_test", capped.kernels.front().registers, 32) == RegisterCapOutcome::Applied);
+    CHECK(registerCapOutcome(bounded.log, "cap_test", used, 32) == RegisterCapOutcome::Ignored);
+    const CompileResult roomy = compileWith("__launch_bounds__(256)", {"--maxrregcount=" + std::to_string(used)});
+    CHECK_FALSE(ptxasAppliedRegisterCap(roomy.log, "cap_test"));
+    CHECK(registerCapOutcome(roomy.log, "cap_test", roomy.kernels.front().registers, used) == RegisterCapOutcome::Within);
+
     // Every flag together is accepted by this NVRTC.
     CHECK(compileWith("", CompileFlags{64, true, 1, true}.nvrtcOptions()).ok);
 }
