@@ -170,8 +170,11 @@ bool TutorialModel::stepOp(const ActionOp& op) {
                 stopAction("unknown architecture '" + op.arch + "'");
                 return true;
             }
+            // A template starts from its defaults, compiler flags included.
+            if (!op.templateId.empty()) m_model.setFlags({});
             return true;
         case ActionOp::Kind::Set: setValues(op.values); return true;
+        case ActionOp::Kind::Flags: m_model.setFlags(op.flags); return true;
         case ActionOp::Kind::Size: {
             // The Run panel's problem sizes, as a learner would type them there.
             const auto tmpl = m_model.currentTemplate();
@@ -269,6 +272,7 @@ void TutorialModel::refreshState() {
     if (tmpl) {
         s.templateId = tmpl->id();
         s.config = m_model.config().values;
+        s.flags = m_model.flags().canonical();
     }
     if (arch) s.arch = arch->name;
     if (!tmpl || !arch) {
@@ -289,7 +293,8 @@ void TutorialModel::refreshState() {
     if (const SessionDataPtr& data = m_model.session().data()) {
         std::vector<std::pair<std::int64_t, RunFacts>> runs;
         for (const SessionEntry& e : data->entries)
-            for (const StoredRun& r : e.runs) runs.emplace_back(r.id, runFacts(r.report, e.variant.config.templateId, e.variant.config.values));
+            for (const StoredRun& r : e.runs) runs.emplace_back(r.id, runFacts(r.report, e.variant.config.templateId, e.variant.config.values,
+                                                                                   e.variant.config.flags.canonical()));
         std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (auto& [id, facts] : runs) s.runs.push_back(std::move(facts));
     }

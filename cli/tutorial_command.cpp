@@ -48,6 +48,7 @@ std::string opText(const ActionOp& op) {
     case ActionOp::Kind::Open: return "open " + op.view;
     case ActionOp::Kind::Run: return "run on the GPU";
     case ActionOp::Kind::Compare: return "compare " + values(op.a) + " with " + values(op.b);
+    case ActionOp::Kind::Flags: return "flags " + (op.flags.isDefault() ? std::string("defaults") : op.flags.canonical());
     }
     return "";
 }

@@ -12,10 +12,12 @@
 
 namespace kx::engine {
 
-RunFacts runFacts(const RunReport& report, const std::string& templateId, const std::map<std::string, std::string>& config) {
+RunFacts runFacts(const RunReport& report, const std::string& templateId, const std::map<std::string, std::string>& config,
+                  const std::string& flags) {
     RunFacts f;
     f.templateId = templateId;
     f.config = config;
+    f.flags = flags;
     f.device = report.deviceName;
     f.ok = report.ok;
     f.passed = report.ok && report.correctness.verdict() == Verdict::Pass;
@@ -106,14 +108,17 @@ const char* checkStatusName(CheckStatus status) { return enumName(status, {"pass
 
 namespace {
 
-bool sameConfig(const RunFacts& run, const std::string& templateId, const std::map<std::string, std::string>& config) {
-    return run.templateId == templateId && run.config == config;
+// The same kernel: template, parameters and compiler flags (a register cap makes another kernel).
+bool sameConfig(const RunFacts& run, const std::string& templateId, const std::map<std::string, std::string>& config,
+                const std::string& flags) {
+    return run.templateId == templateId && run.config == config && run.flags == flags;
 }
 
 // The newest successful run of this config; nullptr when none.
-const RunFacts* latestRun(const std::vector<RunFacts>& runs, const std::string& templateId, const std::map<std::string, std::string>& config) {
+const RunFacts* latestRun(const std::vector<RunFacts>& runs, const std::string& templateId, const std::map<std::string, std::string>& config,
+                          const std::string& flags) {
     for (auto it = runs.rbegin(); it != runs.rend(); ++it)
-        if (it->ok && sameConfig(*it, templateId, config)) return &*it;
+        if (it->ok && sameConfig(*it, templateId, config, flags)) return &*it;
     return nullptr;
 }
 
@@ -229,7 +234,7 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
     case Metric::Speedup: {
         const int earlier = tutorial.stepIndex(c.over);
         const StepTarget& target = targets.at(static_cast<std::size_t>(earlier));
-        const RunFacts* before = latestRun(s.runs, target.templateId, target.config);
+        const RunFacts* before = latestRun(s.runs, target.templateId, target.config, target.flags);
         if (!before) {
             return {CheckStatus::NeedsRun,
                     fmt::format("needs a run of step '{}''s kernel to compare with: go back to it and run it", c.over)};
@@ -248,7 +253,7 @@ CheckVerdict judge(const Tutorial& tutorial, const TutorialStep& step, const Che
 
 const RunFacts* currentRun(const TutorialState& state) {
     if (state.templateId.empty()) return nullptr;
-    return latestRun(state.runs, state.templateId, state.config);
+    return latestRun(state.runs, state.templateId, state.config, state.flags);
 }
 
 std::vector<CheckVerdict> evaluateStep(const Tutorial& tutorial, int stepIndex, const std::vector<StepTarget>& targets,

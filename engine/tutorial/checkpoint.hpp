@@ -27,6 +27,7 @@ namespace kx::engine {
 struct RunFacts {
     std::string templateId;
     std::map<std::string, std::string> config;
+    std::string flags;                 // the variant's compiler flags, canonical ("" for the defaults)
     std::string device;
     bool ok = false;                   // the run happened (no fault, no missing driver)
     bool passed = false;               // its outputs passed the reference check
@@ -44,12 +45,14 @@ struct RunFacts {
     std::map<std::string, std::pair<double, std::string>> pctByBaseline;
 };
 
-RunFacts runFacts(const RunReport& report, const std::string& templateId, const std::map<std::string, std::string>& config);
+RunFacts runFacts(const RunReport& report, const std::string& templateId, const std::map<std::string, std::string>& config,
+                  const std::string& flags = {});
 
 struct TutorialState {
     std::string templateId;            // empty when nothing is selected
     std::string arch;
     std::map<std::string, std::string> config;
+    std::string flags;                 // compiler flags, canonical ("" for the defaults)
     bool compiled = false;             // PTX and the ptxas report of this config are there
     std::string compileNote;           // why not compiled, in words ("compiling", "invalid: ...")
     std::optional<int> registers;      // the primary kernel's, per thread

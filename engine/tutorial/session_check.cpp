@@ -10,7 +10,7 @@ namespace kx::engine {
 std::vector<RunFacts> sessionRuns(const SessionStore& store) {
     std::vector<std::pair<std::int64_t, RunFacts>> byId;
     for (const SessionVariant& v : store.variants())
-        for (const StoredRun& run : store.runsOf(v.id)) byId.emplace_back(run.id, runFacts(run.report, v.config.templateId, v.config.values));
+        for (const StoredRun& run : store.runsOf(v.id)) byId.emplace_back(run.id, runFacts(run.report, v.config.templateId, v.config.values, v.config.flags.canonical()));
     std::sort(byId.begin(), byId.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<RunFacts> out;
     for (auto& [id, facts] : byId) out.push_back(std::move(facts));
@@ -23,6 +23,7 @@ TutorialState sessionVariantState(const SessionStore& store, const SessionVarian
     s.templateId = variant.config.templateId;
     s.arch = variant.arch;
     s.config = variant.config.values;
+    s.flags = variant.config.flags.canonical();
     s.runs = allRuns;
     const auto tmpl = templates.find(s.templateId);
     const Arch* arch = arches.findArch(variant.arch);
@@ -63,7 +64,7 @@ std::vector<StepCheck> checkSession(const Tutorial& tutorial, const SessionStore
             if (!target.templateId.empty() && variants[v].config.templateId != target.templateId) continue;
             std::vector<CheckVerdict> verdicts = evaluateStep(tutorial, static_cast<int>(i), targets, states[v]);
             const int score = static_cast<int>(std::count_if(verdicts.begin(), verdicts.end(), [](const CheckVerdict& c) { return c.status == CheckStatus::Pass; }));
-            const bool isTarget = variants[v].config.values == target.config;
+            const bool isTarget = variants[v].config.values == target.config && variants[v].config.flags.canonical() == target.flags;
             // Variants come oldest first, so >= on equal merit prefers the newer one.
             if (score > bestScore || (score == bestScore && (isTarget || !bestIsTarget))) {
                 best = {variants[v].name, std::move(verdicts)};

@@ -150,8 +150,17 @@ ActionOp parseOp(const fs::path& file, const XMLElement* e) {
         op.kind = ActionOp::Kind::Compare;
         op.a = assignments(file, op.line, requiredAttr(file, e, "a"));
         op.b = assignments(file, op.line, requiredAttr(file, e, "b"));
+    } else if (name == "flags") {
+        allowAttributes(file, e, {"values"});
+        op.kind = ActionOp::Kind::Flags;
+        const std::string values = requiredAttr(file, e, "values");
+        try {
+            op.flags = parseCompileFlags(values);
+        } catch (const InputError& err) {
+            fail(file, op.line, err.what());
+        }
     } else {
-        fail(file, op.line, "unknown action '" + name + "' (select, set, size, open, run, compare)");
+        fail(file, op.line, "unknown action '" + name + "' (select, set, size, open, run, compare, flags)");
     }
     return op;
 }
@@ -401,6 +410,7 @@ std::vector<StepTarget> stepTargets(const Tutorial& tutorial, const TemplateLibr
     std::shared_ptr<const Template> tmpl;
     const Arch* arch = arches.findArch(kDefaultArch);
     Config config;
+    CompileFlags flags;
     // A config the editor would be left with must be valid, else the learner sees red and no PTX.
     auto requireValid = [&](int line, const Config& c) {
         if (!tmpl || !arch) return;
@@ -428,6 +438,7 @@ std::vector<StepTarget> stepTargets(const Tutorial& tutorial, const TemplateLibr
                         tmpl = templates.find(op.templateId);
                         if (!tmpl) fail(file, op.line, "unknown template '" + op.templateId + "'");
                         config = tmpl->defaultConfig();
+                        flags = {};
                     }
                     if (!op.arch.empty()) {
                         arch = arches.findArch(op.arch);
@@ -456,6 +467,13 @@ std::vector<StepTarget> stepTargets(const Tutorial& tutorial, const TemplateLibr
                 case ActionOp::Kind::Run:
                     if (!tmpl) fail(file, op.line, "<run/> before any <select template=\"...\"/>");
                     break;
+                case ActionOp::Kind::Flags:
+                    flags = op.flags;
+                    if (arch) {
+                        const std::string problem = compileFlagsProblem(flags, *arch);
+                        if (!problem.empty()) fail(file, op.line, problem);
+                    }
+                    break;
                 case ActionOp::Kind::Open: break;
                 }
             }
@@ -464,6 +482,7 @@ std::vector<StepTarget> stepTargets(const Tutorial& tutorial, const TemplateLibr
         if (tmpl) {
             target.templateId = tmpl->id();
             target.config = config.values;
+            target.flags = flags.canonical();
         }
         target.arch = arch ? arch->name : "";
         targets.push_back(std::move(target));

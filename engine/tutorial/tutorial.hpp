@@ -23,6 +23,7 @@
 //   </tutorial>
 #pragma once
 
+#include "templates/compile_flags.hpp"
 #include "tutorial/prose.hpp"
 
 #include <filesystem>
@@ -41,13 +42,14 @@ class ArchDatabase;
 // [SECTION] Actions
 
 struct ActionOp {
-    enum class Kind { Select, Set, Size, Open, Run, Compare };
+    enum class Kind { Select, Set, Size, Open, Run, Compare, Flags };
     Kind kind = Kind::Select;
     std::string templateId;                     // Select: may be empty (arch only)
     std::string arch;                           // Select: may be empty (template only)
     std::map<std::string, std::string> values;  // Set: parameters; Size: problem sizes (the Run panel's)
     std::string view;                           // Open: "source", "ptx", "log", or a view's title
     std::map<std::string, std::string> a, b;    // Compare: the two configs, over the current one
+    CompileFlags flags;                         // Flags: the variant's compiler flags from now on (a select resets them)
     int line = 0;
 };
 
@@ -171,6 +173,7 @@ struct StepTarget {
     std::string templateId;            // empty when no action selected one yet
     std::string arch;
     std::map<std::string, std::string> config;  // every parameter (defaults filled in)
+    std::string flags;                          // compiler flags, canonical ("" for the defaults)
 };
 
 // The targets of every step, in order. Throws InputError "file:line: reason" when an action names

@@ -81,6 +81,13 @@ TEST_CASE("kx tutorial show prints the steps, actions, checkpoints and the recor
     CHECK(unknown.err.find("unknown tutorial 'nope' (tutorials: first_kernel") != std::string::npos);
 }
 
+TEST_CASE("kx tutorial show prints a step's compiler flags", "[cli][tutorial]") {
+    const Outcome o = runKx("tutorial show stencil");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK(o.out.find("; flags maxrregcount=128; open occupancy") != std::string::npos);
+}
+
 TEST_CASE("kx tutorial check: an empty session fails every step with the reason", "[cli][tutorial]") {
     const fs::path file = freshSession("tutorial-empty");
     SessionStore::create(file);

@@ -238,6 +238,72 @@ TEST_CASE("step targets follow the actions and reject what the templates refuse"
           std::string::npos);
 }
 
+TEST_CASE("a flags action sets compiler flags, a select resets them, and runs are told apart by them", "[tutorial][checkpoint]") {
+    ScratchTutorial t(R"(<tutorial id="demo" title="Demo">
+  <step id="plain" title="Plain">
+    <action label="Show me"><select template="map" arch="sm_90"/><set values="VEC=4"/></action>
+    <checkpoint metric="run-passed"/>
+  </step>
+  <step id="capped" title="Capped">
+    <action label="Show me"><flags values="maxrregcount=32,fast_math"/></action>
+    <checkpoint metric="speedup" over="plain" min="1.1"/>
+  </step>
+  <step id="again" title="Again">
+    <action label="Show me"><select template="map"/><set values="VEC=4"/></action>
+  </step>
+</tutorial>)");
+    const Tutorial tut = parseTutorial(t.file);
+    REQUIRE(tut.steps[1].actions[0].ops.size() == 1);
+    CHECK(tut.steps[1].actions[0].ops[0].kind == ActionOp::Kind::Flags);
+    CHECK(tut.steps[1].actions[0].ops[0].flags.maxRegisters == 32);
+    const auto targets = stepTargets(tut, templates(), arches());
+    REQUIRE(targets.size() == 3);
+    CHECK(targets[0].flags.empty());
+    CHECK(targets[1].flags == "maxrregcount=32,fast_math=true");
+    CHECK(targets[1].config == targets[0].config);
+    CHECK(targets[2].flags.empty());  // a select starts from the defaults, flags included
+
+    // The same parameters with and without the cap are two kernels: the capped step's speed-up
+    // is over the plain step's run, not over its own.
+    TutorialState s = compiledMapOnSm90(targets[1]);
+    s.flags = targets[1].flags;
+    RunFacts capped;
+    capped.templateId = "map";
+    capped.config = targets[1].config;
+    capped.flags = targets[1].flags;
+    capped.ok = capped.passed = true;
+    capped.gbps = 1200;
+    s.runs.push_back(capped);
+    CHECK(evaluateStep(tut, 1, targets, s)[0].status == CheckStatus::NeedsRun);
+    RunFacts plain = capped;
+    plain.flags.clear();
+    plain.gbps = 1000;
+    s.runs.insert(s.runs.begin(), plain);
+    const auto v = evaluateStep(tut, 1, targets, s);
+    CHECK(v[0].status == CheckStatus::Pass);
+    CHECK(v[0].reason == "1.20x the GB/s of step 'plain' (at least 1.1)");
+    // And the plain step's run-passed is judged on the plain run when the editor has no flags.
+    s.flags.clear();
+    s.runs.back().passed = false;  // the capped run fails its check: not the plain step's business
+    CHECK(evaluateStep(tut, 0, targets, s)[0].status == CheckStatus::Pass);
+
+    CHECK(errorOf(R"(<tutorial id="demo" title="x"><step id="a" title="A">
+<action label="x"><select template="map"/><flags values="maxrregcount=8"/></action></step></tutorial>)")
+              .find("tutorial.xml:2: maxrregcount=8 is not allowed") != std::string::npos);
+    CHECK(errorOf(R"(<tutorial id="demo" title="x"><step id="a" title="A">
+<action label="x"><flags values="warp_speed=9"/></action></step></tutorial>)")
+              .find("tutorial.xml:2:") != std::string::npos);
+    // Flags the arch cannot take are refused where the action is.
+    ScratchTutorial amd(R"(<tutorial id="demo" title="x"><step id="a" title="A">
+<action label="x"><select template="map" arch="gfx942"/><flags values="fast_math"/></action></step></tutorial>)");
+    try {
+        stepTargets(parseTutorial(amd.file), templates(), arches());
+        FAIL("NVRTC flags on an AMD arch were accepted");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).find("tutorial.xml:2: the compiler flags fast_math=true are NVRTC's") != std::string::npos);
+    }
+}
+
 TEST_CASE("ptx opcodes: instructions only, not names or directives", "[tutorial][checkpoint]") {
     const std::string ptx = R"(.visible .entry gemm_mma_f16(
     .param .u64 p
