@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include "analysis/roofline_scene.hpp"
+#include "compile/compiler.hpp"
 #include "run/calibration.hpp"
 #include "store/session_record.hpp"
 #include "store/session_store.hpp"
@@ -146,6 +147,15 @@ std::vector<SweepPoint> ordered(std::vector<SweepPoint> points) {
     return points;
 }
 
+// The REASON column: why a config was pruned or failed; else whether ptxas kept a register cap the
+// config asks for (a kernel with __launch_bounds__ may keep more registers than the cap).
+std::string pointNote(const SweepPoint& p) {
+    if (!p.reason.empty() || !p.resources || !p.compiled || p.config.flags.maxRegisters <= 0) return p.reason;
+    const int cap = p.config.flags.maxRegisters;
+    if (registerCapOutcome(p.compiled->log, p.name, p.resources->registers, cap) != RegisterCapOutcome::Ignored) return {};
+    return fmt::format("register cap {} not kept: {} registers (__launch_bounds__ take precedence)", cap, p.resources->registers);
+}
+
 void printTable(const std::vector<SweepPoint>& points, const Template& tmpl, const Arch& arch, bool anyRoof) {
     std::size_t width = 6;
     for (const SweepPoint& p : points) width = std::max(width, p.name.size());
@@ -160,7 +170,7 @@ void printTable(const std::vector<SweepPoint>& points, const Template& tmpl, con
                    q ? fmt::format("{:.0f}%", 100 * q->occupancy) : "-",
                    q && q->rooflineTflops > 0 ? fmt::format("{:.1f}", q->rooflineTflops) : "",
                    p.measured() ? fmt::format("{:.4f}", p.medianMs()) : "-", p.measured() ? fmt::format("{:.2f}", p.run->tflops) : "-",
-                   p.pctOfBaseline() > 0 ? fmt::format("{:.1f}", p.pctOfBaseline()) : "-", p.reason);
+                   p.pctOfBaseline() > 0 ? fmt::format("{:.1f}", p.pctOfBaseline()) : "-", pointNote(p));
     }
     if (anyRoof)
         for (const SweepPoint& p : points)

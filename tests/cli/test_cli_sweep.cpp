@@ -112,6 +112,21 @@ TEST_CASE("kx sweep --valid-only leaves out configs that break constraints befor
     CHECK(list.find("VEC=8") == std::string::npos);
 }
 
+TEST_CASE("kx sweep says which register caps ptxas did not keep", "[cli][sweep][flags]") {
+    // The stencil declares __launch_bounds__: with CUDA 13.0 ptxas held this config to a cap of 64
+    // but kept 106 registers under a cap of 96.
+    const Outcome o = runKx("sweep stencil --arch sm_90 --set order=8,strategy=smem_async --vary maxrregcount=64,96 --compile-only -j 2");
+    INFO(o.err);
+    REQUIRE(o.exitCode == 0);
+    const auto line = [&](const std::string& name) {
+        const std::size_t at = o.out.find(name + " ");
+        return at == std::string::npos ? std::string() : o.out.substr(at, o.out.find('\n', at) - at);
+    };
+    CHECK(line("stencil_o8_smem_async_64x8_z64_p1_r96").find("register cap 96 not kept: ") != std::string::npos);
+    CHECK(line("stencil_o8_smem_async_64x8_z64_p1_r64").find("not kept") == std::string::npos);
+    CHECK_FALSE(line("stencil_o8_smem_async_64x8_z64_p1_r64").empty());
+}
+
 TEST_CASE("kx sweep --preselected sweeps a template's named set", "[cli][sweep]") {
     const Outcome o = runKx("sweep gemm_mma --arch sm_90 --preselected small_tiles --compile-only -j 2 --json");
     INFO(o.err);
