@@ -18,7 +18,7 @@
 //   [SECTION] Global -> shared   one pipeline stage of a tile
 //   [SECTION] Kernel             the k-loop pipeline (gemm_mma's), fragments, epilogue; the
 //                                kernel and its `_phases` twin for strided bwd_data
-//   [SECTION] Split-K finish     bwd_weight's partial sums added and rounded
+//   [SECTION] Split-K finish     the Split-K slices' partial sums added and rounded
 
 // ---- templates/common/type_headers.cuh: the CUDA headers of the 16- and 8-bit float types ----
 // Uses the including template's needs_fp16, needs_bf16 and needs_fp8 (1 where the config's types
@@ -760,10 +760,10 @@ __device__ __forceinline__ void fragmentOffsets(int (&aOffset)[kMmaM], int (&bOf
 }
 
 // Epilogue: each lane holds rows lane/4 and lane/4 + 8 of every 16 x 8 mma tile, two adjacent
-// columns each, stored as one pair when pairOk. With Split-K the fp32 sums go to slice `split`
-// of partials.
+// columns each, stored as one pair when pairOk. With Split-K (toPartials) the fp32 sums go to
+// slice `split` of partials.
 __device__ __forceinline__ void storeResult(const Problem& p, T* __restrict__ D, float* __restrict__ partials, const float (&acc)[kMmaM][kMmaN][4],
-                                            int rowBase, int colBase, unsigned split, int lane, bool pairOk) {
+                                            int rowBase, int colBase, unsigned split, int lane, bool pairOk, bool toPartials) {
     const long long sliceElems = static_cast<long long>(p.M) * p.Ngemm;
     float* slice = partials + (static_cast<long long>(split) * p.G + p.g) * sliceElems;
 #pragma unroll
@@ -777,7 +777,7 @@ __device__ __forceinline__ void storeResult(const Problem& p, T* __restrict__ D,
             for (int ni = 0; ni < kMmaN; ++ni) {
                 const int n = colBase + ni * 8 + (lane % 4) * 2;
                 const float x0 = acc[mi][ni][2 * half], x1 = acc[mi][ni][2 * half + 1];
-                if (kSplitK > 1) {
+                if (toPartials) {
                     float* q = slice + static_cast<long long>(m) * p.Ngemm + n;
                     if (n < p.Ngemm) q[0] = x0;
                     if (n + 1 < p.Ngemm) q[1] = x1;
@@ -825,9 +825,11 @@ __device__ __forceinline__ void convolve(const T* __restrict__ A, const T* __res
     const int blockN = tile % blocksN * kBN;
     if (Phased && blockM >= p.M) return;  // past the rows of a class smaller than phase 0
 
-    // This block's share of the K loop: all of it, or one split of it (bwd_weight).
+    // This block's share of the K loop: all of it, or one Split-K slice of it. A stride phase
+    // class's K holds only its own taps, a few k-tiles: the phases kernel does not split it.
+    const int splits = Phased ? 1 : kSplitK;
     const int kTilesAll = (p.Kgemm + kBK - 1) / kBK;
-    const int perSplit = (kTilesAll + kSplitK - 1) / kSplitK;
+    const int perSplit = (kTilesAll + splits - 1) / splits;
     const int ktBegin = min(kTilesAll, split * perSplit);
     const int kTiles = min(kTilesAll, ktBegin + perSplit) - ktBegin;
 
@@ -896,7 +898,7 @@ __device__ __forceinline__ void convolve(const T* __restrict__ A, const T* __res
 
     const int nContiguous = kDir == 0 ? K : kDir == 1 ? C : p.Ngemm;
     const bool pairOk = kChannelsLast && nContiguous % 2 == 0 && reinterpret_cast<unsigned long long>(D) % (2 * sizeof(T)) == 0;
-    storeResult(p, D, partials, acc, blockM + warpM * kWM, blockN + warpN * kWN, static_cast<unsigned>(split), lane, pairOk);
+    storeResult(p, D, partials, acc, blockM + warpM * kWM, blockN + warpN * kWN, static_cast<unsigned>(split), lane, pairOk, splits > 1);
 }
 
 extern "C" __global__ void __launch_bounds__(kThreads)
@@ -913,13 +915,13 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 
 // [SECTION] Split-K finish
 //
-// Launched only for bwd_weight with SPLITK > 1: each element of dw is the sum of its SPLITK
-// partial sums, added in split order (the result does not depend on which block finished first)
-// and rounded once.
+// Launched after the kernel when SPLITK > 1 (not after the phases kernel, which does not split):
+// each element of the result is the sum of its SPLITK partial sums, added in split order (the
+// result does not depend on which block finished first) and rounded once.
 extern "C" __global__ void __launch_bounds__(256)
     conv_fwd_f16_nhwgc_128x64x32_w64x32_s4_k1_finish(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ D, const float* __restrict__ partials,
                           KX_CONV_SIZES) {
-    if constexpr (kDir == 2 && kSplitK > 1) {
+    if constexpr (kSplitK > 1) {
         Problem p = makeProblem(KX_CONV_SIZE_NAMES);
         const long long perGroup = static_cast<long long>(p.M) * p.Ngemm;
         const long long total = perGroup * G;

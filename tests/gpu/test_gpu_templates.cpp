@@ -241,7 +241,7 @@ TEST_CASE("conv_wgmma: every direction, dtype and stage width at every awkward s
         for (const std::string dtype : {"f16", "bf16"})
             for (const std::string slice : {"64", "32"}) configs.push_back({{"direction", direction}, {"dtype", dtype}, {"SLICE", slice}});
         if (direction == "bwd_weight") {
-            for (const std::string split : {"2", "32"}) configs.push_back({{"direction", direction}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}});
+            for (const std::string split : {"2", "32", "37"}) configs.push_back({{"direction", direction}, {"SPLITK", split}, {"BN", "64"}, {"MT", "2"}});
             // 32-wide mn-major slices: a tap's channels in 32-row copies (72 channels: three, the last part-filled), 32-wide tiles.
             configs.push_back({{"direction", direction}, {"MN_ATOM", "32"}, {"BN", "32"}, {"SPLITK", "4"}});
             configs.push_back({{"direction", direction}, {"MN_ATOM", "32"}, {"BN", "64"}, {"MT", "2"}, {"SLICE", "32"}, {"dtype", "bf16"}});
@@ -348,20 +348,25 @@ TEST_CASE("conv_wgmma: backward data with the filter transposed at every awkward
     CHECK(ran == 2 * 2 * 3 * static_cast<int>(sizes.size() - 1));  // all but the 1-D size, whose 131 filters are no multiple of 8
 }
 
-// conv's Split-K is for bwd_weight only, so the walk over parameter values (from the fwd default)
-// never reaches it: every slice count at every awkward size, both layouts, including more slices
-// than K tiles (empty slices must still write their zero partial sums).
-TEST_CASE("conv's bwd_weight is correct with every Split-K", "[gpu][templates][conv]") {
+// The walk over parameter values starts from the fwd default, so it reaches Split-K only forward:
+// every direction with slice counts that are powers of two and not (29: one wave of 9 tiles on
+// 264 block slots), at every awkward size (strided bwd_data, whose stride phases do not split,
+// included), both layouts, including more slices than K tiles (empty slices must still write
+// their zero partial sums).
+TEST_CASE("conv is correct with every Split-K in every direction", "[gpu][templates][conv]") {
     const Template* t = fixture().templates.find("conv").get();
     REQUIRE(t);
-    for (const std::string layout : {"nhwgc", "nchw"})
-        for (const std::string split : {"2", "4", "32"})
-            for (const SizeMap& sizes : t->testSizes()) {
-                const std::string dtype = split == "4" ? "f32" : "f16";
-                const Config config =
-                    t->withValues(t->defaultConfig(), {{"direction", "bwd_weight"}, {"layout", layout}, {"SPLITK", split}, {"dtype", dtype}});
-                CHECK(runChecked(*t, config, sizes));
-            }
+    int ran = 0;
+    for (const std::string direction : {"fwd", "bwd_data", "bwd_weight"})
+        for (const std::string layout : {"nhwgc", "nchw"})
+            for (const std::string split : {"2", "3", "4", "29"})
+                for (const SizeMap& sizes : t->testSizes()) {
+                    const std::string dtype = split == "4" ? "f32" : split == "3" ? "bf16" : "f16";
+                    const Config config =
+                        t->withValues(t->defaultConfig(), {{"direction", direction}, {"layout", layout}, {"SPLITK", split}, {"dtype", dtype}});
+                    if (runChecked(*t, config, sizes)) ++ran;
+                }
+    CHECK(ran == 3 * 2 * 4 * static_cast<int>(t->testSizes().size()));
 }
 
 // gemm_mma's 8-bit types need a deeper stage (Tile K 64) and layout rcr, so the walks above,
