@@ -5,13 +5,14 @@
 # geometric mean of the ratios per direction and layer set.
 # Usage: conv_bench.sh OUTDIR [fwd|bwd_data|bwd_weight ...]   (run from the repository root)
 # KX_CONV_TEMPLATE=conv_wgmma times the Hopper template instead (layers it cannot run, channel
-# counts the TMA cannot copy, are reported as refused).
+# counts the TMA cannot copy, are reported as refused). KX_BENCH_SMS: the GPU's SM count (132).
 set -uo pipefail
 out=$1; shift
 template=${KX_CONV_TEMPLATE:-conv}
 directions=("$@")
 ((${#directions[@]})) || directions=(fwd bwd_data bwd_weight)
 kx=${KX:-build/bin/kx}
+sms=${KX_BENCH_SMS:-132}  # SMs of the GPU (H100 and H200: 132), for the Split-K counts that fill them
 mkdir -p "$out"
 runs=$out/${template}_runs.jsonl
 : > "$runs"
@@ -35,6 +36,46 @@ layers=(
   "unet3d.l3_3x3x3 unet3d 8 128 128 16 16 3 1 1 3d"
   "unet3d.l4_3x3x3 unet3d 8 256 256 8 8 3 1 1 3d"
   "unet3d.down_2x2x2 unet3d 8 32 64 64 64 2 2 0 3d"
+)
+
+# The mma.sync template's tiles per layer and direction: the fastest of the wave-aware sweeps on an
+# H200 (bench/results/nvidia-h200/conv_waves.md): tile shapes whose blocks fill whole waves of the
+# 132 SMs, and Split-K slices that make tiles x SPLITK just fill them (H100 and H200 both have 132
+# SMs). Combinations not listed fall back to config_for's rules below.
+declare -A tuned=(
+  [resnet50.conv1:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=64"
+  [resnet50.s2_1x1a:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=32"
+  [resnet50.s2_1x1b:bwd_weight]="direction=bwd_weight,BM=64,BN=128,WM=64,WN=32,BK=32,STAGES=4,SPLITK=64"
+  [resnet50.s2_1x1c:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=64"
+  [resnet50.s2_3x3:bwd_data]="direction=bwd_data,BM=128,BN=64,WM=32,WN=32,BK=32,STAGES=4"
+  [resnet50.s2_3x3:bwd_weight]="direction=bwd_weight,BM=64,BN=64,WM=32,WN=32,BK=32,STAGES=4,SPLITK=58"
+  [resnet50.s2_3x3:fwd]="direction=fwd,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4"
+  [resnet50.s3_1x1:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=49"
+  [resnet50.s3_3x3:bwd_data]="direction=bwd_data,BM=64,BN=128,WM=32,WN=64,BK=32,STAGES=4"
+  [resnet50.s3_3x3:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=22"
+  [resnet50.s3_3x3:fwd]="direction=fwd,BM=64,BN=128,WM=32,WN=64,BK=32,STAGES=4"
+  [resnet50.s3_3x3s2:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=22"
+  [resnet50.s4_1x1:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=12"
+  [resnet50.s4_3x3:bwd_data]="direction=bwd_data,BM=64,BN=64,WM=32,WN=32,BK=64,STAGES=3"
+  [resnet50.s4_3x3:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=7"
+  [resnet50.s4_3x3:fwd]="direction=fwd,BM=64,BN=64,WM=32,WN=32,BK=64,STAGES=3"
+  [resnet50.s5_1x1:bwd_weight]="direction=bwd_weight,BM=128,BN=64,WM=64,WN=32,BK=32,STAGES=4,SPLITK=3"
+  [resnet50.s5_3x3:bwd_data]="direction=bwd_data,BM=128,BN=64,WM=32,WN=32,BK=32,STAGES=4,SPLITK=5"
+  [resnet50.s5_3x3:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=3"
+  [resnet50.s5_3x3:fwd]="direction=fwd,BM=128,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=5"
+  [unet3d.down_2x2x2:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=64"
+  [unet3d.l1_3x3x3:bwd_data]="direction=bwd_data,BM=128,BN=32,WM=32,WN=32,BK=32,STAGES=4"
+  [unet3d.l1_3x3x3:bwd_weight]="direction=bwd_weight,BM=64,BN=128,WM=64,WN=32,BK=64,STAGES=3,SPLITK=37"
+  [unet3d.l1_3x3x3:fwd]="direction=fwd,BM=128,BN=32,WM=64,WN=32,BK=32,STAGES=4"
+  [unet3d.l2_3x3x3:bwd_data]="direction=bwd_data,BM=128,BN=64,WM=32,WN=32,BK=32,STAGES=4"
+  [unet3d.l2_3x3x3:bwd_weight]="direction=bwd_weight,BM=64,BN=128,WM=64,WN=32,BK=64,STAGES=3,SPLITK=37"
+  [unet3d.l2_3x3x3:fwd]="direction=fwd,BM=128,BN=64,WM=64,WN=32,BK=64,STAGES=3"
+  [unet3d.l3_3x3x3:bwd_data]="direction=bwd_data,BM=128,BN=64,WM=32,WN=32,BK=32,STAGES=4"
+  [unet3d.l3_3x3x3:bwd_weight]="direction=bwd_weight,BM=128,BN=256,WM=64,WN=64,BK=32,STAGES=4,SPLITK=9"
+  [unet3d.l3_3x3x3:fwd]="direction=fwd,BM=128,BN=128,WM=64,WN=64,BK=32,STAGES=4"
+  [unet3d.l4_3x3x3:bwd_data]="direction=bwd_data,BM=128,BN=64,WM=32,WN=32,BK=32,STAGES=4,SPLITK=2"
+  [unet3d.l4_3x3x3:bwd_weight]="direction=bwd_weight,BM=256,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=2"
+  [unet3d.l4_3x3x3:fwd]="direction=fwd,BM=128,BN=128,WM=64,WN=64,BK=32,STAGES=4,SPLITK=4"
 )
 
 # A tile shape per direction and GEMM shape, from conv_candidates.sh on the H100: fwd keeps the
@@ -81,12 +122,20 @@ config_for() {  # direction gemmM gemmN gemmK [channels] [stride phases] [patche
       wbn=64; ((m >= 128)) && wbn=128
       local rows=$(( (n / c) * ((c + 63) / 64) * 64 ))
       # Few rows of several taps (UNet's 2x2x2 down layer: 8 taps x 64 rows): 64-row tiles, two
-      # blocks per SM and 32 slices, 256 work units for 264 block slots (0.057 ms against 0.083
-      # with 256-row tiles, the fastest of a 60-config sweep; --preset bwd_weight_few_rows).
-      if ((rows <= 512 && n / c > 1 && m <= 64)); then echo "direction=bwd_weight,BN=64,MT=1,CONSUMERS=1,STAGES=6,SLICE=64,SPLITK=32,BLOCKS_PER_SM=2"; return; fi
-      # 256-row tiles, and enough Split-K slices for about one wave of 132 SMs.
-      local tiles=$(( ((rows + 255) / 256) * ((m + wbn - 1) / wbn) )) split=1
-      while ((split < 32 && tiles * split < 100 && k / (split * 2) >= 1024)); do split=$((split * 2)); done
+      # blocks per SM (0.057 ms against 0.083 with 256-row tiles, the fastest of a 60-config
+      # sweep; --preset bwd_weight_few_rows), and a unit for each of the 2 x 132 block slots (8
+      # tiles x 33 slices = 264: 0.056 ms, 0.057 with 32).
+      if ((rows <= 512 && n / c > 1 && m <= 64)); then
+        echo "direction=bwd_weight,BN=64,MT=1,CONSUMERS=1,STAGES=6,SLICE=64,SPLITK=$(( 2 * sms / ((rows + 63) / 64) )),BLOCKS_PER_SM=2"; return
+      fi
+      # 256-row tiles, and as many Split-K slices as keep tiles x SPLITK within one round of the
+      # persistent blocks (one per SM): 7 tiles x 18 = 126 units on 132 SMs, where 16 slices (112
+      # units) left 20 SMs idle (0.139 against 0.153 ms on UNet's 64-channel layer; every layer's
+      # fastest of the counts tried, conv_waves.md).
+      local tiles=$(( ((rows + 255) / 256) * ((m + wbn - 1) / wbn) ))
+      local split=$(( sms / tiles ))
+      ((split > 64)) && split=64
+      ((split < 1)) && split=1
       echo "direction=bwd_weight,BN=$wbn,MT=2,STAGES=4,SLICE=64,SPLITK=$split"
       return
     fi
@@ -132,6 +181,7 @@ for layer in "${layers[@]}"; do
       bwd_data) cfg=$(config_for bwd_data $ipix $c $((taps * k)) $k $phases $((phases > 1 && f == s && p == 0))) ;;
       bwd_weight) cfg=$(config_for bwd_weight $k $((taps * c)) $pix $c) ;;
     esac
+    [[ $template == conv && -n ${tuned[$name:$dir]:-} ]] && cfg=${tuned[$name:$dir]}
     $kx run "$template" --arch native --set "$cfg" --size "$sizes" --reps 20 --warmup 3 --json > /tmp/kx-conv.json 2> /tmp/kx-conv.err
     python3 - /tmp/kx-conv.json /tmp/kx-conv.err "$name" "$set" "$dir" "$cfg" "$sizes" >> "$runs" <<'PY'
 import json, sys
