@@ -46,7 +46,7 @@ ExplorerApp::ExplorerApp(ExplorerModel& model, const Theme& theme, WorkspaceSett
     add<ConfigView>();
     m_variants = add<VariantsView>();
     m_codeTabs = add<CodeTabsView>();
-    add<OccupancyView>();
+    m_occupancy = add<OccupancyView>();
     m_roofline = add<RooflineView>();
     add<InstructionMixView>();  // closed until opened from the View menu or a script
     add<ResourcesView>();

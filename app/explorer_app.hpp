@@ -14,6 +14,7 @@
 #include "views/code_tabs_view.hpp"
 #include "views/compare_view.hpp"
 #include "views/file_dialog_view.hpp"
+#include "views/occupancy_view.hpp"
 #include "views/roofline_view.hpp"
 #include "views/tile_view.hpp"
 #include "views/sweep_view.hpp"
@@ -59,6 +60,7 @@ public:
     // Returns false when there is none.
     bool showView(std::string_view name, bool open = true);  // open false: closes it
     RooflineView& roofline() { return *m_roofline; }
+    OccupancyView& occupancy() { return *m_occupancy; }
     CompareView& compare() { return *m_compare; }
     VariantsView& variants() { return *m_variants; }
     // The tile visualizer of the live config (View > Tiles).
@@ -172,6 +174,7 @@ private:
     std::vector<std::unique_ptr<View>> m_views;
     CodeTabsView* m_codeTabs = nullptr;
     RooflineView* m_roofline = nullptr;
+    OccupancyView* m_occupancy = nullptr;
     CompareView* m_compare = nullptr;
     VariantsView* m_variants = nullptr;
     TileView* m_tileView = nullptr;

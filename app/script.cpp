@@ -361,6 +361,10 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
         std::cerr << fmt::format("kernel-explorer: primary kernel: {}\n", model.primaryKernel());
         break;
     }
+    case ScriptCommand::Kind::PrintWaves:
+        if (app.occupancy().wavesText().empty()) fail(c, "the Occupancy panel shows no waves (open it with 'tab occupancy' after a compile)");
+        std::cerr << "kernel-explorer: waves: " << app.occupancy().wavesText() << "\n";
+        break;
     case ScriptCommand::Kind::LoadVariant: {
         const int i = variantIndex(c, app, c.argument);
         const std::int64_t id = model.compare().pins()[static_cast<std::size_t>(i)]->variantId;
@@ -531,6 +535,7 @@ bool ScriptRunner::stepCommand(const ScriptCommand& c, ExplorerApp& app) {
     case Kind::Size:
     case Kind::RunOptions:
     case Kind::PrintLaunch:
+    case Kind::PrintWaves:
     case Kind::LoadVariant:
     case Kind::FileDialog: stepEditor(c, app); return false;
     case Kind::ExportRoofline: return stepExportRoofline(c, app);

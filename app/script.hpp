@@ -10,6 +10,8 @@
 //                            reps=N, timeout=SECONDS (a run past it is a hang: the runner is killed)
 //   print-launch             print "kernel-explorer: launch: grid X x Y x Z, block X x Y x Z, dynamic smem B
 //                            bytes, for SIZES" (the geometry follows the Run panel's sizes from the next frame)
+//   print-waves              print the Occupancy panel's waves line ("kernel-explorer: waves: on DEVICE: 288 blocks,
+//                            264 at once (132 SMs x 2): 2 waves, ..."); the panel must have been drawn
 //   tab source|ptx|sass|log  select a code tab
 //   code select LINE|TEXT... select a source line (by number, or the first holding TEXT) as a click
 //                            does, after the compile and disassembly, scrolling the panes to its code
@@ -155,7 +157,7 @@ struct ScriptCommand {
         Template, Arch, Set, Tab, WaitCompile, Frames, Screenshot, View, CloseView, ExportRoofline,
         Keep, CompareSelect, CompareTable, CompareTab, ExportCompare, Session, SaveAs, Rename, Notes, LoadVariant,
         WaitSession, Run, Fault, WaitRun, Crash, GlReset, Expect, Demo, FileDialog, Tutorial, Sweep, Tiles, Workspace, Code,
-        UserKernel, Flag, Share, Front, Preset, Size, RunOptions, PrintLaunch, HigherRoof
+        UserKernel, Flag, Share, Front, Preset, Size, RunOptions, PrintLaunch, PrintWaves, HigherRoof
     };
     Kind kind = Kind::Frames;
     std::string argument;                                     // template id, arch, tab, file

@@ -243,6 +243,7 @@ const std::map<std::string, CommandSyntax> kCommands = {
     {"size", {Kind::Size, parseKeyValues}},
     {"run-options", {Kind::RunOptions, parseKeyValues}},
     {"print-launch", {Kind::PrintLaunch, parseNoArgument}},
+    {"print-waves", {Kind::PrintWaves, parseNoArgument}},
     {"session", {Kind::Session, parseSession}},
     {"demo", {Kind::Demo, parseNoArgument}},
     {"file-dialog", {Kind::FileDialog, parseFileDialog}},

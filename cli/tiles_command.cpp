@@ -42,7 +42,9 @@ json wavesJson(const WaveModel& w) {
             {"waves", w.waves},
             {"full_waves", w.fullWaves},
             {"tail_blocks", w.tailBlocks},
-            {"efficiency", w.efficiency}};
+            {"efficiency", w.efficiency},
+            {"rounds", w.rounds()},
+            {"busy_share", w.busyShare()}};
 }
 
 json pieceJson(const FragmentPiece& p) {
@@ -128,8 +130,9 @@ void printWaves(const WaveModel& w) {
     else
         fmt::print("  waves       {} full wave(s) of {} blocks, no tail\n", w.waves, w.capacity);
     if (w.persistent && w.gridBlocks > w.blocks)
-        fmt::print("  persistent  {} blocks launched instead of the grid's {}: one wave, each block walking several tiles\n", w.blocks,
-                   w.gridBlocks);
+        fmt::print("  persistent  {} blocks launched instead of the grid's {}, each walking its tiles in turns: {} round(s), {} of the "
+                   "block slots busy\n",
+                   w.blocks, w.gridBlocks, w.rounds(), percent(w.busyShare()));
 }
 
 // One stage's operand tiles and the stages' total.

@@ -1,5 +1,6 @@
 #include "views/occupancy_view.hpp"
 
+#include "analysis/tile_layout.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -250,11 +251,33 @@ void OccupancyView::drawSummary(const engine::Arch& arch) {
     helpTooltip("Registers and static shared memory from the ptxas report; threads and dynamic shared memory "
                 "from the launch at the template's default sizes.");
     drawCarveout(arch);
+    drawWaves(arch);
     if (!m_explain.empty()) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(Theme::toVec4(pal.textDim), "%s", m_explain.c_str());
         ImGui::PopTextWrapPos();
     }
+}
+
+// How many waves the launch takes on the arch's default device (the Tiles view's), at the blocks
+// per SM above: a last wave with few blocks costs a whole block's time, so a grid a little over a
+// wave (288 blocks for 264 slots) takes nearly twice as long as one just under it.
+void OccupancyView::drawWaves(const engine::Arch& arch) {
+    m_wavesText.clear();
+    const auto& launch = model().launch();
+    const engine::DeviceSpec* device = engine::defaultTileDevice(model().archDatabase(), arch);
+    if (!m_result || !launch || device == nullptr || device->smCount < 1) return;
+    const engine::WaveModel w = engine::launchWaves(*device, *launch, *m_result);
+    m_wavesText = fmt::format("on {}: {}", device->name, engine::wavesSentence(w));
+    const bool idle = w.busyShare() < 0.8;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(Theme::toVec4(idle ? theme().palette().warn : theme().palette().textFaint), "Waves %s", m_wavesText.c_str());
+    ImGui::PopTextWrapPos();
+    helpTooltip("The GPU runs as many blocks at once as its SMs hold (SMs x blocks per SM); a larger grid runs in waves, and "
+                "the last wave costs a whole block's time however few blocks it holds. A grid just over a wave takes about "
+                "twice as long as one just under it. Persistent blocks take the work units in rounds, the same way.\n\n"
+                "The block count follows the problem size, the tile and, where the template has it, Split-K; the blocks per "
+                "SM follow registers and shared memory. The Tiles view draws the waves and can pick another device.");
 }
 
 void OccupancyView::drawCarveout(const engine::Arch& arch) {

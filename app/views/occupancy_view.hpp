@@ -24,6 +24,10 @@ class OccupancyView final : public View {
 public:
     explicit OccupancyView(ViewContext context) : View("Occupancy", Slot::Centre, context), m_amd(context.theme) {}
 
+    // The waves line as last drawn ("on NVIDIA H100 SXM5 80GB: 288 blocks, 264 at once ..."),
+    // empty when the panel had no launch, no compiled kernel or no device for the arch.
+    const std::string& wavesText() const { return m_wavesText; }
+
 protected:
     void drawContent() override;
 
@@ -57,6 +61,7 @@ private:
 
     void drawSummary(const engine::Arch& arch);
     void drawCarveout(const engine::Arch& arch);
+    void drawWaves(const engine::Arch& arch);
     void drawCurve(const char* id, const Curve& c, CurveKind kind, const engine::Arch& arch, float width, float height);
     std::string pointText(const Curve& c, CurveKind kind, std::size_t i, const engine::Arch& arch) const;
     std::string teachingText(CurveKind kind, const engine::Arch& arch) const;
@@ -67,6 +72,7 @@ private:
     std::optional<engine::OccupancyResult> m_result;
     std::string m_error;    // the calculator's reason when the current launch cannot run
     std::string m_explain;  // explainOccupancy's sentence
+    std::string m_wavesText;
     Curve m_byBlock;
     Curve m_byRegisters;
     Curve m_bySmem;

@@ -54,7 +54,8 @@ std::string count(long long n, const char* one, const char* many) { return fmt::
 std::string wavesText(const engine::WaveModel& w) {
     std::string text = fmt::format("{} of {} ({} SMs x {})", count(w.waves, "wave", "waves"), w.capacity, w.smCount, w.occupancy.blocksPerSm);
     if (w.tailBlocks > 0) text += fmt::format(", tail {}", count(w.tailBlocks, "block", "blocks"));
-    if (w.persistent && w.gridBlocks > w.blocks) text += fmt::format("; persistent: {} blocks for a grid of {}", w.blocks, w.gridBlocks);
+    if (w.persistent && w.gridBlocks > w.blocks)
+        text += fmt::format("; persistent: {} blocks for a grid of {}, {}", w.blocks, w.gridBlocks, count(w.rounds(), "round", "rounds"));
     return text;
 }
 

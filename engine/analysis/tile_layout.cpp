@@ -67,6 +67,20 @@ void capPersistentGrid(LaunchGeometry& l, long long resident) {
     l.grid[0] = std::min(l.grid[0], x);
 }
 
+// Blocks, capacity and waves of a launch whose occupancy and device are filled in.
+void fillWaves(WaveModel& w, const LaunchGeometry& launch) {
+    w.blocks = launch.blocks();
+    w.gridBlocks = w.blocks;
+    w.persistent = launch.persistent;
+    w.capacity = static_cast<long long>(w.smCount) * w.occupancy.blocksPerSm;
+    if (w.capacity > 0) {
+        w.waves = ceilDiv(w.blocks, w.capacity);
+        w.fullWaves = w.blocks / w.capacity;
+        w.tailBlocks = w.blocks % w.capacity;
+        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
+    }
+}
+
 WaveModel waveModel(const TileRequest& req, const VisualValues& values, const LaunchGeometry& launch) {
     WaveModel w;
     w.device = req.device->name;
@@ -87,16 +101,7 @@ WaveModel waveModel(const TileRequest& req, const VisualValues& values, const La
     in.staticSmemBytes = req.staticSmemBytes.value_or(0);  // unknown before a compile
     in.dynamicSmemBytes = launch.dynamicSmemBytes;
     w.occupancy = nvidiaOccupancy(*req.arch, in);
-    w.blocks = launch.blocks();
-    w.gridBlocks = w.blocks;
-    w.persistent = launch.persistent;
-    w.capacity = static_cast<long long>(w.smCount) * w.occupancy.blocksPerSm;
-    if (w.capacity > 0) {
-        w.waves = ceilDiv(w.blocks, w.capacity);
-        w.fullWaves = w.blocks / w.capacity;
-        w.tailBlocks = w.blocks % w.capacity;
-        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
-    }
+    fillWaves(w, launch);
     return w;
 }
 
@@ -428,6 +433,38 @@ const char* fragmentKindName(FragmentKind kind) {
 const DeviceSpec* defaultTileDevice(const ArchDatabase& arches, const Arch& arch) {
     const std::optional<DeviceSpec> d = rooflineDeviceFor(arches, arch);
     return d ? arches.findDevice(d->id) : nullptr;
+}
+
+WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, const OccupancyResult& occupancy) {
+    WaveModel w;
+    w.device = device.name;
+    w.deviceId = device.id;
+    w.smCount = device.smCount;
+    w.occupancy = occupancy;
+    fillWaves(w, launch);
+    if (launch.persistent && w.capacity > 0) {
+        LaunchGeometry capped = launch;
+        capPersistentGrid(capped, w.capacity);
+        fillWaves(w, capped);
+        w.gridBlocks = launch.blocks();
+    }
+    return w;
+}
+
+std::string wavesSentence(const WaveModel& w) {
+    if (w.capacity <= 0) return "no block fits on an SM";
+    const std::string busy = fmt::format("{:.0f}% of the block slots busy", 100.0 * w.busyShare());
+    const std::string atOnce = fmt::format("({} SMs x {})", w.smCount, w.occupancy.blocksPerSm);
+    if (w.persistent) {
+        const long long r = w.rounds();
+        return fmt::format("{} work units on {} persistent blocks {}: {} round{}; {}", w.gridBlocks, w.blocks, atOnce, r, r == 1 ? "" : "s",
+                           busy);
+    }
+    std::string waves = fmt::format("{} wave{}", w.waves, w.waves == 1 ? "" : "s");
+    if (w.tailBlocks > 0 && w.waves > 1)
+        waves += fmt::format(", the last with {} block{} ({:.0f}% of a wave)", w.tailBlocks, w.tailBlocks == 1 ? "" : "s",
+                             100.0 * static_cast<double>(w.tailBlocks) / static_cast<double>(w.capacity));
+    return fmt::format("{} block{}, {} at once {}: {}; {}", w.blocks, w.blocks == 1 ? "" : "s", w.capacity, atOnce, waves, busy);
 }
 
 TileScene computeTileScene(const TileRequest& req) {

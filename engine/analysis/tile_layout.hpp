@@ -43,6 +43,16 @@ struct WaveModel {
     long long tailBlocks = 0;    // blocks in the last wave when it is partial; 0 when every wave is full
     double efficiency = 0;       // blocks / (waves x capacity): 1 when no SM idles in the tail
 
+    // A persistent launch's blocks take the grid's work units (gridBlocks of them) in turns:
+    // rounds of `capacity` units, the last part-filled. Otherwise the waves.
+    long long rounds() const { return persistent && capacity > 0 ? (gridBlocks + capacity - 1) / capacity : waves; }
+    // The share of the block slots of all waves (rounds) that have work: 1 when no SM idles in
+    // the last one.
+    double busyShare() const {
+        const long long r = rounds();
+        return r > 0 && capacity > 0 ? static_cast<double>(persistent ? gridBlocks : blocks) / static_cast<double>(r * capacity) : 0;
+    }
+
     // Where launched block b runs: its wave and SM in the model.
     long long waveOf(long long block) const { return capacity > 0 ? block / capacity : 0; }
     int smOf(long long block) const { return capacity > 0 && smCount > 0 ? static_cast<int>(block % capacity % smCount) : 0; }
@@ -213,6 +223,16 @@ bool hasTileView(const Template& tmpl);
 // the arch's compute capability, a <visual> expression fails, or the geometry is inconsistent
 // (a warp tile that does not divide the block tile, ...), naming the manifest line.
 TileScene computeTileScene(const TileRequest& request);
+
+// The waves of a launch on a device, at the blocks per SM the occupancy calculator found (any
+// template, with or without a tile view). A persistent launch is capped to the blocks resident at
+// once, as kx-runner launches it; gridBlocks keeps the manifest's grid.
+WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, const OccupancyResult& occupancy);
+
+// The waves in words, for a panel: "288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with
+// 24 blocks (9% of a wave); 55% of the block slots busy", or for a persistent launch "112 work
+// units on 132 persistent blocks (132 SMs x 1): 1 round; 85% of the block slots busy".
+std::string wavesSentence(const WaveModel& w);
 
 // The device a scene defaults to for an arch: the H100 SXM for sm_90, else the first of the same
 // compute capability. nullptr when none.

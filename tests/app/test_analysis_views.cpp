@@ -214,6 +214,33 @@ TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app
     CHECK(bad.stderrText.find(":2: 'Q' is not a problem size of the template") != std::string::npos);
 }
 
+// The Occupancy panel's waves line follows the config and the Run panel's problem: conv's backward
+// weight on ResNet-50's stage-3 3x3 layer with 128 x 128 tiles and Split-K 32 is 288 blocks of
+// two per SM, a second wave 9% full; the preset with 128 x 64 tiles (three per SM) and Split-K 22
+// fills one wave exactly.
+TEST_CASE("gui: the Occupancy panel counts the launch's waves", "[app][gui][analysis]") {
+    requirePrerequisites();
+    TempDir dir("waves");
+    const fs::path script = writeScript(dir,
+                                        "template conv\narch sm_90\nset direction=bwd_weight BN=128 WN=64 SPLITK=32\n"
+                                        "size N=32 C=128 K=128 Hi=28 Wi=28\nwait-compile\ntab occupancy\nframes 3\nprint-waves\n"
+                                        "preset bwd_weight_3x3\nwait-compile\nframes 3\nprint-waves\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "w.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.stderrText.find("kernel-explorer: waves: on NVIDIA H100 SXM5 80GB: 288 blocks, 264 at once (132 SMs x 2): 2 waves, the last "
+                            "with 24 blocks (9% of a wave); 55% of the block slots busy\n") != std::string::npos);
+    CHECK(r.stderrText.find("kernel-explorer: waves: on NVIDIA H100 SXM5 80GB: 396 blocks, 396 at once (132 SMs x 3): 1 wave; 100% of "
+                            "the block slots busy\n") != std::string::npos);
+
+    // Before the panel has drawn a launch there is nothing to print: the script stops there.
+    const RunResult early =
+        runApp(dir, "--script '" + writeScript(dir, "template conv\narch sm_90\nprint-waves\n").string() + "' --screenshot '" +
+                        (dir.path / "e.png").string() + "'");
+    CHECK(early.exitCode == 2);
+    CHECK(early.stderrText.find(":3: the Occupancy panel shows no waves") != std::string::npos);
+}
+
 TEST_CASE("gui: bad analysis script commands exit 2 naming file and line", "[app][gui][analysis]") {
     requirePrerequisites();
     TempDir dir("bad");

@@ -72,6 +72,12 @@ TEST_CASE("kx tiles: 1-D templates and the register estimate", "[cli][tiles]") {
     const nlohmann::json wg = nlohmann::json::parse(w.out);
     CHECK(wg["waves"]["registers_per_thread"] == 168);
     CHECK(wg["gemm"]["warps"]["producer_threads"] == 128);
+    // Persistent blocks: 512 tiles of 4096^2 over 132 blocks, four rounds, the last 116 tiles.
+    CHECK(wg["waves"]["rounds"] == 4);
+    CHECK(wg["waves"]["busy_share"].get<double>() == Approx(512.0 / 528.0));
+    const Outcome text = runKx("tiles gemm_wgmma --arch sm_90a --no-compile");
+    CHECK_THAT(text.out, Catch::Contains("132 blocks launched instead of the grid's 512, each walking its tiles in turns: 4 round(s), 97.0% of "
+                                         "the block slots busy"));
 }
 
 TEST_CASE("kx tiles: refusals exit 2 with the reason", "[cli][tiles]") {

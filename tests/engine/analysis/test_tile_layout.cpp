@@ -452,6 +452,63 @@ TEST_CASE("tile layout: a persistent launch is one wave of blocks walking the ti
     CHECK(once.waves.waves == 4);
 }
 
+// The waves of any launch, from its geometry and the occupancy calculator's blocks per SM: conv's
+// bwd_weight on ResNet-50's stage-3 3x3 layer in 128 x 128 tiles (248 registers: two blocks per
+// SM) makes 9 tiles x 32 slices = 288 blocks for 264 slots, a second wave 9% full; 29 slices fill
+// one. A persistent launch takes its work units in rounds of the blocks resident at once.
+TEST_CASE("tile layout: the waves of a launch, and the share of the block slots they keep busy", "[tile_layout]") {
+    const Arch& arch = *db().findArch("sm_90");
+    const DeviceSpec& h200 = *db().findDevice("h200_sxm");
+    const auto conv = lib().find("conv");
+    REQUIRE(conv);
+    const SizeMap layer{{"N", 32}, {"C", 128}, {"K", 128}, {"Hi", 28}, {"Wi", 28}};
+    auto waves = [&](const std::string& split, int registers) {
+        const Config c = conv->withValues(conv->defaultConfig(), {{"direction", "bwd_weight"}, {"BN", "128"}, {"WN", "64"}, {"SPLITK", split}});
+        SizeMap sizes = conv->defaultSizes();
+        for (const auto& [k, v] : layer) sizes[k] = v;
+        const LaunchGeometry launch = conv->launch(c, arch, sizes);
+        OccupancyInput in;
+        in.registersPerThread = registers;
+        in.threadsPerBlock = static_cast<int>(launch.threadsPerBlock());
+        in.dynamicSmemBytes = launch.dynamicSmemBytes;
+        return launchWaves(h200, launch, nvidiaOccupancy(arch, in));
+    };
+    const WaveModel two = waves("32", 248);
+    CHECK(two.blocks == 288);
+    CHECK(two.capacity == 264);
+    CHECK(two.waves == 2);
+    CHECK(two.tailBlocks == 24);
+    CHECK(two.rounds() == 2);
+    CHECK(two.busyShare() == Approx(288.0 / 528.0));
+    CHECK(wavesSentence(two) == "288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with 24 blocks (9% of a wave); 55% of the block slots busy");
+    const WaveModel one = waves("29", 248);
+    CHECK(one.waves == 1);
+    CHECK(wavesSentence(one) == "261 blocks, 264 at once (132 SMs x 2): 1 wave; 99% of the block slots busy");
+    // Fewer registers, three blocks per SM: the same 288 blocks fit one wave of 396.
+    CHECK(waves("32", 168).waves == 1);
+
+    // conv_wgmma's persistent bwd_weight: units = tiles x slices, one block per SM.
+    LaunchGeometry persistent;
+    persistent.grid[0] = 112;
+    persistent.block[0] = 384;
+    persistent.persistent = true;
+    OccupancyInput in;
+    in.registersPerThread = 168;
+    in.threadsPerBlock = 384;
+    in.dynamicSmemBytes = 200 * 1024;
+    const OccupancyResult oneBlock = nvidiaOccupancy(arch, in);
+    REQUIRE(oneBlock.blocksPerSm == 1);
+    const WaveModel units = launchWaves(h200, persistent, oneBlock);
+    CHECK(units.rounds() == 1);
+    CHECK(wavesSentence(units) == "112 work units on 112 persistent blocks (132 SMs x 1): 1 round; 85% of the block slots busy");
+    persistent.grid[0] = 261;
+    const WaveModel capped = launchWaves(h200, persistent, oneBlock);
+    CHECK(capped.blocks == 132);
+    CHECK(capped.gridBlocks == 261);
+    CHECK(capped.rounds() == 2);
+    CHECK(wavesSentence(capped) == "261 work units on 132 persistent blocks (132 SMs x 1): 2 rounds; 99% of the block slots busy");
+}
+
 TEST_CASE("tile layout: refusals name the reason", "[tile_layout]") {
     CHECK_THROWS_WITH(scene("transpose", "sm_90", {}, {}, 32), Catch::Contains("no tile view for this template"));
     CHECK_THROWS_WITH(scene("gemm", "sm_90", {{"BM", "16"}}, {}, 32), Catch::Contains("multiple of warp tile M"));
