@@ -1,5 +1,6 @@
 #include "views/occupancy_view.hpp"
 
+#include "analysis/roofline_scene.hpp"
 #include "analysis/tile_layout.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
@@ -259,13 +260,17 @@ void OccupancyView::drawSummary(const engine::Arch& arch) {
     }
 }
 
-// How many waves the launch takes on the arch's default device (the Tiles view's), at the blocks
-// per SM above: a last wave with few blocks costs a whole block's time, so a grid a little over a
-// wave (288 blocks for 264 slots) takes nearly twice as long as one just under it.
+// How many waves the launch takes, at the blocks per SM above, on this machine's GPU when it has
+// the arch's compute capability, else the arch's usual device (as the roofline chooses): a last
+// wave with few blocks costs a whole block's time, so a grid a little over a wave (288 blocks for
+// 264 slots) takes nearly twice as long as one just under it.
 void OccupancyView::drawWaves(const engine::Arch& arch) {
     m_wavesText.clear();
     const auto& launch = model().launch();
-    const engine::DeviceSpec* device = engine::defaultTileDevice(model().archDatabase(), arch);
+    const engine::DeviceSpec* device = nullptr;
+    if (model().runs().runnerState() == RunnerState::Ready)
+        device = engine::deviceForGpuName(model().archDatabase(), arch, model().runs().deviceName());
+    if (device == nullptr) device = engine::defaultTileDevice(model().archDatabase(), arch);
     if (!m_result || !launch || device == nullptr || device->smCount < 1) return;
     const engine::WaveModel w = engine::launchWaves(*device, *launch, *m_result);
     m_wavesText = fmt::format("on {}: {}", device->name, engine::wavesSentence(w));
@@ -277,7 +282,8 @@ void OccupancyView::drawWaves(const engine::Arch& arch) {
                 "the last wave costs a whole block's time however few blocks it holds. A grid just over a wave takes about "
                 "twice as long as one just under it. Persistent blocks take the work units in rounds, the same way.\n\n"
                 "The block count follows the problem size, the tile and, where the template has it, Split-K; the blocks per "
-                "SM follow registers and shared memory. The Tiles view draws the waves and can pick another device.");
+                "SM follow registers and shared memory. The device is this machine's GPU when it has the arch's compute "
+                "capability, else the arch's usual one; the Tiles view draws the waves and can pick another.");
 }
 
 void OccupancyView::drawCarveout(const engine::Arch& arch) {
