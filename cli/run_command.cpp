@@ -4,6 +4,7 @@
 #include "analysis/roofline_scene.hpp"
 
 #include "analysis/pc_attribution.hpp"
+#include "analysis/tile_layout.hpp"
 #include "compile/variant_build.hpp"
 #include "run/calibration.hpp"
 #include "run/run_limits.hpp"
@@ -84,7 +85,8 @@ void printReport(const RunReport& r, const std::string& archName) {
     fmt::print("  time          {:.4f} ms median (min {:.4f}, max {:.4f}; {} reps{}, {} input set{})\n", r.medianMs, r.minMs, r.maxMs,
                r.reps, r.rounds > 1 ? fmt::format(" in {} rounds with the baselines", r.rounds) : "", r.rotationSets,
                r.rotationSets == 1 ? "" : "s");
-    if (r.persistentBlocks > 0) fmt::print("  persistent    {} blocks, one wave, each walking its share of the work\n", r.persistentBlocks);
+    if (const std::optional<WaveModel> w = runWaves(r)) fmt::print("  waves         {}\n", wavesSentence(*w));
+    else if (r.persistentBlocks > 0) fmt::print("  persistent    {} blocks, one wave, each walking its share of the work\n", r.persistentBlocks);
     fmt::print("  throughput    {:.2f} TFLOP/s   {:.1f} GB/s (minimum bytes)\n", r.tflops, r.gbps);
     if (r.pctOfRoof) fmt::print("  of roof       {:.1f}% ({})\n", *r.pctOfRoof, r.roofName);
     if (r.pctOfComputeCeiling) fmt::print("  of ceiling    {:.1f}% of {}\n", *r.pctOfComputeCeiling, r.computeCeilingName);

@@ -1,5 +1,6 @@
 #include "views/run_view.hpp"
 
+#include "analysis/tile_layout.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
 #include "util/error.hpp"
@@ -224,6 +225,14 @@ void RunView::drawResult(const RunRecord& record) {
                               comma == std::string::npos ? "" : r.roofName.substr(comma + 2).c_str());
     }
     if (r.pctOfComputeCeiling) row(theme(), "of peak", fmt::format("{:.1f}% of {}", *r.pctOfComputeCeiling, r.computeCeilingName), pal.text);
+    if (const std::optional<engine::WaveModel> w = engine::runWaves(r)) {
+        row(theme(), "waves", engine::wavesSentence(*w, true), w->busyShare() < 0.8 ? pal.warn : pal.text);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s\n\nThe launch as it ran: the GPU's SMs times the blocks the driver fits on one, and how many waves\n"
+                              "(or, persistent, rounds of work) the grid took. The last wave costs a whole block's time however\n"
+                              "few blocks it holds.",
+                              engine::wavesSentence(*w).c_str());
+    }
     if (r.pctOfCopyBandwidth) row(theme(), "of copy", fmt::format("{:.1f}% of calibrated copy GB/s", *r.pctOfCopyBandwidth), pal.text);
     for (const engine::BaselineReport& b : r.baselines) {
         if (!b.ok()) {

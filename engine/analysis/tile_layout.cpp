@@ -69,16 +69,15 @@ void capPersistentGrid(LaunchGeometry& l, long long resident) {
 
 // Blocks, capacity and waves of a launch whose occupancy and device are filled in.
 void fillWaves(WaveModel& w, const LaunchGeometry& launch) {
-    w.blocks = launch.blocks();
-    w.gridBlocks = w.blocks;
-    w.persistent = launch.persistent;
-    w.capacity = static_cast<long long>(w.smCount) * w.occupancy.blocksPerSm;
-    if (w.capacity > 0) {
-        w.waves = ceilDiv(w.blocks, w.capacity);
-        w.fullWaves = w.blocks / w.capacity;
-        w.tailBlocks = w.blocks % w.capacity;
-        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
-    }
+    const WaveModel g = gridWaves(w.smCount, w.occupancy.blocksPerSm, launch.blocks(), launch.persistent ? launch.blocks() : 0);
+    w.blocks = g.blocks;
+    w.gridBlocks = g.gridBlocks;
+    w.persistent = g.persistent;
+    w.capacity = g.capacity;
+    w.waves = g.waves;
+    w.fullWaves = g.fullWaves;
+    w.tailBlocks = g.tailBlocks;
+    w.efficiency = g.efficiency;
 }
 
 WaveModel waveModel(const TileRequest& req, const VisualValues& values, const LaunchGeometry& launch) {
@@ -435,6 +434,23 @@ const DeviceSpec* defaultTileDevice(const ArchDatabase& arches, const Arch& arch
     return d ? arches.findDevice(d->id) : nullptr;
 }
 
+WaveModel gridWaves(int smCount, int blocksPerSm, long long gridBlocks, long long launchedBlocks) {
+    WaveModel w;
+    w.smCount = smCount;
+    w.occupancy.blocksPerSm = blocksPerSm;
+    w.persistent = launchedBlocks > 0;
+    w.gridBlocks = gridBlocks;
+    w.blocks = w.persistent ? launchedBlocks : gridBlocks;
+    w.capacity = static_cast<long long>(smCount) * blocksPerSm;
+    if (w.capacity > 0) {
+        w.waves = ceilDiv(w.blocks, w.capacity);
+        w.fullWaves = w.blocks / w.capacity;
+        w.tailBlocks = w.blocks % w.capacity;
+        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
+    }
+    return w;
+}
+
 WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, const OccupancyResult& occupancy) {
     WaveModel w;
     w.device = device.name;
@@ -451,8 +467,26 @@ WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, co
     return w;
 }
 
-std::string wavesSentence(const WaveModel& w) {
+std::optional<WaveModel> runWaves(const RunReport& r) {
+    if (r.smCount <= 0 || r.driverBlocksPerSm <= 0 || r.gridBlocks <= 0) return std::nullopt;
+    WaveModel w = gridWaves(r.smCount, r.driverBlocksPerSm, r.gridBlocks, r.persistentBlocks);
+    w.device = r.deviceName;
+    w.registersPerThread = r.registers;
+    w.registersSource = "ptxas";
+    return w;
+}
+
+std::string wavesSentence(const WaveModel& w, bool brief) {
     if (w.capacity <= 0) return "no block fits on an SM";
+    if (brief) {
+        const long long r = w.rounds();
+        const std::string busy = fmt::format("{:.0f}% busy", 100.0 * w.busyShare());
+        if (w.persistent) return fmt::format("{} units in {} round{} of {} blocks; {}", w.gridBlocks, r, r == 1 ? "" : "s", w.blocks, busy);
+        const std::string last = w.tailBlocks > 0 && w.waves > 1
+                                     ? fmt::format(", the last {:.0f}% full", 100.0 * static_cast<double>(w.tailBlocks) / static_cast<double>(w.capacity))
+                                     : std::string();
+        return fmt::format("{} blocks in {} wave{} of {}{}; {}", w.blocks, w.waves, w.waves == 1 ? "" : "s", w.capacity, last, busy);
+    }
     const std::string busy = fmt::format("{:.0f}% of the block slots busy", 100.0 * w.busyShare());
     const std::string atOnce = fmt::format("({} SMs x {})", w.smCount, w.occupancy.blocksPerSm);
     if (w.persistent) {

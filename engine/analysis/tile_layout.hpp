@@ -16,6 +16,7 @@
 #include "analysis/occupancy.hpp"
 #include "arch/arch.hpp"
 #include "arch/arch_database.hpp"
+#include "run/run_report.hpp"
 #include "templates/template.hpp"
 
 #include <optional>
@@ -224,15 +225,25 @@ bool hasTileView(const Template& tmpl);
 // (a warp tile that does not divide the block tile, ...), naming the manifest line.
 TileScene computeTileScene(const TileRequest& request);
 
+// The waves of gridBlocks blocks on smCount SMs holding blocksPerSm each. A persistent launch
+// (launchedBlocks > 0) launched that many blocks, which take the grid's units in rounds.
+WaveModel gridWaves(int smCount, int blocksPerSm, long long gridBlocks, long long launchedBlocks = 0);
+
 // The waves of a launch on a device, at the blocks per SM the occupancy calculator found (any
 // template, with or without a tile view). A persistent launch is capped to the blocks resident at
 // once, as kx-runner launches it; gridBlocks keeps the manifest's grid.
 WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, const OccupancyResult& occupancy);
 
+// The waves of a launch as it ran: the runner's SM count and the driver's blocks per SM (ptxas's
+// registers and the launch's shared memory, as the driver counts them), the grid at the run's
+// sizes. nullopt for a report without them (runs kept before they were recorded).
+std::optional<WaveModel> runWaves(const RunReport& report);
+
 // The waves in words, for a panel: "288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with
 // 24 blocks (9% of a wave); 55% of the block slots busy", or for a persistent launch "112 work
-// units on 132 persistent blocks (132 SMs x 1): 1 round; 85% of the block slots busy".
-std::string wavesSentence(const WaveModel& w);
+// units on 132 persistent blocks (132 SMs x 1): 1 round; 85% of the block slots busy". Brief, for
+// a narrow column: "288 blocks in 2 waves of 264, the last 9% full; 55% busy".
+std::string wavesSentence(const WaveModel& w, bool brief = false);
 
 // The device a scene defaults to for an arch: the H100 SXM for sm_90, else the first of the same
 // compute capability. nullptr when none.

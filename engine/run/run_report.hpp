@@ -114,6 +114,8 @@ struct RunReport {
     int registers = 0;
     int driverBlocksPerSm = 0;
     long long persistentBlocks = 0;  // a persistent launch: the blocks the runner launched (0: not persistent)
+    int smCount = 0;                 // the GPU's SMs, as the runner reported them
+    long long gridBlocks = 0;        // the primary launch's blocks at the run's sizes (before a persistent launch's cap)
     std::optional<PcSamplingReport> pcSampling;  // when the run asked for PC sampling
     std::optional<MemoryCountersReport> memoryCounters;  // when the run asked for hardware counters
     // Wall time of the run's phases in ms: the runner's ("upload", "timing", "baselines"...) and

@@ -81,7 +81,8 @@ const auto kRunKeys = std::make_tuple(
     Key{"min_ms", &RunReport::minMs}, Key{"max_ms", &RunReport::maxMs}, Key{"reps", &RunReport::reps},
     Key{"rotation_sets", &RunReport::rotationSets}, Key{"rounds", &RunReport::rounds}, Key{"flops", &RunReport::flops}, Key{"bytes", &RunReport::bytes},
     Key{"tflops", &RunReport::tflops}, Key{"gbps", &RunReport::gbps}, Key{"registers", &RunReport::registers},
-    Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm}, Key{"persistent_blocks", &RunReport::persistentBlocks});
+    Key{"driver_blocks_per_sm", &RunReport::driverBlocksPerSm}, Key{"persistent_blocks", &RunReport::persistentBlocks},
+    Key{"sm_count", &RunReport::smCount}, Key{"grid_blocks", &RunReport::gridBlocks});
 
 // An object holding every key of `keys` with its value in r.
 template <class Report, class Keys>

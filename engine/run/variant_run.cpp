@@ -272,6 +272,7 @@ void applyRunReply(const nlohmann::json& reply, RunReport& report) {
     report.registers = replyInt(reply, "registers", 0);
     report.driverBlocksPerSm = replyInt(reply, "driver_blocks_per_sm", 0);
     report.persistentBlocks = replyInt(reply, "persistent_blocks", 0);
+    report.smCount = replyInt(dev, "sm_count", 0);
     const double seconds = report.medianMs * 1e-3;
     report.tflops = seconds > 0 ? report.flops / seconds / 1e12 : 0;
     report.gbps = seconds > 0 ? report.bytes / seconds / 1e9 : 0;
@@ -412,6 +413,11 @@ RunReport runVariant(RunnerClient& runner, const Template& tmpl, const Config& c
             merged["baselines"] = all;
         }
         applyRunReply(merged, report);
+        // The waves it ran in (runWaves): the grid at these sizes, and for a persistent launch the
+        // blocks launched, grid-x as the runner trimmed it times y and z, which it keeps.
+        const LaunchGeometry launched = tmpl.launch(config, arch, sizes);
+        report.gridBlocks = launched.blocks();
+        report.persistentBlocks *= launched.grid[1] * launched.grid[2];
         const std::optional<Calibration> calibration = loadCalibration(report.deviceName);
         if (calibration) applyCalibration(*calibration, tmpl.rooflineUnit(config, arch), report);
         if (opt.arches != nullptr) applyRoofShare(*opt.arches, arch, tmpl.rooflineUnit(config, arch), calibration, report);

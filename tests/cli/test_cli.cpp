@@ -2,6 +2,7 @@
 #include "kx_process.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -172,4 +173,23 @@ TEST_CASE("kx run says the baseline was timed on the kernel's input sets", "[cli
     INFO(o.out << o.err);
     CHECK_THAT(o.out, Catch::Contains("3 reps, 3 input sets)"));
     CHECK_THAT(o.out, Catch::Contains("copy 2.0000 ms") && Catch::Contains("(the same 3 input sets): the kernel runs at 200.0% of its speed"));
+}
+
+// The waves a run took, from the runner's SM count and the driver's blocks per SM (the stand-in
+// runner says 132 SMs and two blocks each): conv's backward weight with Split-K 32 on ResNet-50's
+// stage-3 3x3 layer is 9 x 32 = 288 blocks for 264 slots.
+TEST_CASE("kx run says how many waves the grid took", "[cli][run]") {
+    const Outcome o = runKx("run conv --arch sm_90 --set direction=bwd_weight,BN=128,WN=64,SPLITK=32 --size N=2,C=128,K=128,Hi=28,Wi=28 "
+                            "--reps 1 --warmup 0 --no-baseline",
+                            "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'");
+    INFO(o.out << o.err);
+    CHECK_THAT(o.out, Catch::Contains("  waves         288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with 24 blocks (9% of a wave); "
+                                      "55% of the block slots busy\n"));
+    const Outcome j = runKx("run conv --arch sm_90 --set direction=bwd_weight,BN=128,WN=64,SPLITK=32 --size N=2,C=128,K=128,Hi=28,Wi=28 "
+                            "--reps 1 --warmup 0 --no-baseline --json",
+                            "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'");
+    INFO(j.out << j.err);
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    CHECK(doc["sm_count"] == 132);
+    CHECK(doc["grid_blocks"] == 288);
 }

@@ -70,7 +70,8 @@ int main() {
             baselines.push_back(entry);
         }
         nlohmann::json reply = {{"ok", true},
-                                      {"device", {{"name", gpuName}, {"arch", "sm_90"}}},
+                                      {"device", {{"name", gpuName}, {"arch", "sm_90"}, {"sm_count", 132}}},
+                                      {"driver_blocks_per_sm", 2},
                                       {"timing", {{"median_ms", 1.0}, {"min_ms", 1.0}, {"max_ms", 1.0}}},
                                       {"reps", request.value("reps", 1)},
                                       {"rotation_sets", kRotationSets},

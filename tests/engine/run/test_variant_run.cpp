@@ -1,6 +1,7 @@
 // The parts of a run that need no GPU: a runner's reply turned into a report, the verdict
 // without a reference, and a template's reference judging outputs it computed and corrupted.
 #include "../test_support.hpp"
+#include "analysis/tile_layout.hpp"
 #include "arch/arch_database.hpp"
 #include "run/input_fill.hpp"
 #include "run/references/map.hpp"
@@ -58,9 +59,9 @@ CheckContext mapContext(const std::string& op, const std::string& dtypeName, lon
 
 TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", "[run][report]") {
     const nlohmann::json reply = nlohmann::json::parse(R"({
-        "ok": true, "device": {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90"},
+        "ok": true, "device": {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sm_count": 132},
         "timing": {"median_ms": 2.0, "min_ms": 1.9, "max_ms": 2.5}, "reps": 20, "rotation_sets": 1,
-        "registers": 40, "driver_blocks_per_sm": 8, "persistent_blocks": 132,
+        "registers": 40, "driver_blocks_per_sm": 2, "persistent_blocks": 264,
         "baselines": [
             {"id": "cub_scan", "name": "CUB DeviceScan", "timing": {"median_ms": 1.0, "min_ms": 0.9, "max_ms": 1.1}},
             {"id": "copy", "name": "device copy", "error": "out of memory"}
@@ -71,8 +72,18 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     applyRunReply(reply, report);
     CHECK(report.deviceName == "NVIDIA H100 80GB HBM3");
     CHECK(report.medianMs == 2.0);
-    CHECK(report.persistentBlocks == 132);
+    CHECK(report.persistentBlocks == 264);
+    CHECK(report.smCount == 132);
     CHECK(report.gbps == Approx(4000));
+    // The waves it ran in need the grid, which the host knows (runVariant sets it): 1024 tiles for
+    // 264 persistent blocks, two a SM by the driver's count, are four rounds, the last 232 tiles.
+    CHECK_FALSE(runWaves(report));
+    report.gridBlocks = 1024;
+    const std::optional<WaveModel> waves = runWaves(report);
+    REQUIRE(waves);
+    CHECK(waves->capacity == 264);
+    CHECK(waves->rounds() == 4);
+    CHECK(wavesSentence(*waves) == "1024 work units on 264 persistent blocks (132 SMs x 2): 4 rounds; 97% of the block slots busy");
     REQUIRE(report.baselines.size() == 2);
     CHECK(report.baselines[0].ok());
     CHECK(report.baselines[0].speedup == Approx(0.5));  // the baseline is twice as fast
@@ -93,6 +104,11 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
     RunReport plain;
     applyRunReply(planned, plain);
     CHECK(plain.persistentBlocks == 0);
+    plain.gridBlocks = 288;
+    REQUIRE(runWaves(plain));
+    CHECK(wavesSentence(*runWaves(plain)) == "288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with 24 blocks (9% of a wave); 55% of the block slots busy");
+    CHECK(wavesSentence(*runWaves(plain), true) == "288 blocks in 2 waves of 264, the last 9% full; 55% busy");
+    CHECK(wavesSentence(*waves, true) == "1024 units in 4 rounds of 264 blocks; 97% busy");
 
     // Found by fuzzing: a float beyond int's range as an integer field was converted with
     // undefined behaviour; it is refused as a malformed reply.
@@ -103,6 +119,9 @@ TEST_CASE("a runner reply becomes timings and baselines on the kernel's scale", 
         huge[key] = 3000000000LL;
         CHECK_THROWS_AS(applyRunReply(huge, broken), kx::engine::InputError);
     }
+    nlohmann::json hugeDevice = reply;
+    hugeDevice["device"]["sm_count"] = 4.2e77;
+    CHECK_THROWS_AS(applyRunReply(hugeDevice, broken), kx::engine::InputError);
 }
 
 TEST_CASE("a run says its share of its own GPU's roof, and keeps it through JSON", "[run][report][roofline]") {

@@ -86,6 +86,8 @@ RunReport sampleReport(const std::string& variant, double medianMs, bool full = 
     r.gbps = 123.25;
     r.registers = 128;
     r.driverBlocksPerSm = 2;
+    r.smCount = 132;
+    r.gridBlocks = 1024;
     r.correctness.passed = true;
     r.correctness.method = "sampled float64 + full cuBLAS";
     r.correctness.checked = 4096;
@@ -115,6 +117,8 @@ void requireSameReport(const RunReport& a, const RunReport& b) {
     CHECK(a.pctOfComputeCeiling == b.pctOfComputeCeiling);
     CHECK(a.pctOfCopyBandwidth == b.pctOfCopyBandwidth);
     CHECK(a.correctness.method == b.correctness.method);
+    CHECK(a.smCount == b.smCount);
+    CHECK(a.gridBlocks == b.gridBlocks);
 }
 
 // InputError whose message names the file.
