@@ -180,7 +180,7 @@ bool ScriptRunner::stepSweep(const ScriptCommand& c, ExplorerApp& app) {
                 sweeps.metric = m;
                 found = true;
             }
-        if (!found) fail(c, fmt::format("unknown sweep metric '{}' (tflops, gbps, baseline, time, occupancy, registers, predicted)", arg));
+        if (!found) fail(c, fmt::format("unknown sweep metric '{}' (tflops, gbps, baseline, time, occupancy, registers, predicted, busy)", arg));
     } else if (c.argument == "load") {
         sweeps.update();
         const int best = sweeps.bestPoint();

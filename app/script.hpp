@@ -79,7 +79,7 @@
 //   sweep wait               render until the sweep ended (at most 600 s); prints
 //                            "kernel-explorer: sweep: COUNTS; N frames, frame time p50 X ms, p99 Y ms"
 //   sweep axes X Y           the heatmap's axes; sweep metric tflops|gbps|baseline|time|occupancy|
-//                            registers|predicted its colour
+//                            registers|predicted|busy its colour
 //   sweep load best          put the best config (by the colour's metric) into the editor
 //   sweep export FILE.csv    write every config's result; FILE.png: the heatmap and scatter as drawn
 //   sweep frame-p99 MS       fail unless the frames drawn during the sweep took at most MS ms (p99)

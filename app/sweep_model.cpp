@@ -22,12 +22,13 @@ using namespace kx::engine;
 
 const char* metricLabel(SweepMetric m) {
     return enumName(m, {"TFLOP/s (measured)", "GB/s (measured)", "% of baseline (measured)", "time, ms (measured)",
-                        "occupancy (predicted)", "registers per thread", "roofline TFLOP/s (predicted)"},
+                        "occupancy (predicted)", "registers per thread", "roofline TFLOP/s (predicted)",
+                        "waves' block slots busy, % (predicted)"},
                     "");
 }
 
 const char* metricKey(SweepMetric m) {
-    return enumName(m, {"tflops", "gbps", "baseline", "time", "occupancy", "registers", "predicted"}, "");
+    return enumName(m, {"tflops", "gbps", "baseline", "time", "occupancy", "registers", "predicted", "busy"}, "");
 }
 
 bool metricMeasured(SweepMetric m) {
@@ -48,6 +49,8 @@ std::optional<double> metricValue(const SweepPoint& p, SweepMetric m) {
     case SweepMetric::Registers: return p.resources ? std::optional<double>(p.resources->registers) : std::nullopt;
     case SweepMetric::PredictedTflops:
         return p.prediction && p.prediction->rooflineTflops > 0 ? std::optional(p.prediction->rooflineTflops) : std::nullopt;
+    case SweepMetric::BusyShare:
+        return p.prediction && p.prediction->waves > 0 ? std::optional(100.0 * p.prediction->busyShare) : std::nullopt;
     }
     return std::nullopt;
 }

@@ -28,10 +28,10 @@ namespace kx::app {
 class ExplorerModel;
 
 // What colours the heatmap and sorts "best".
-enum class SweepMetric { Tflops, Gbps, PctOfBaseline, TimeMs, Occupancy, Registers, PredictedTflops };
+enum class SweepMetric { Tflops, Gbps, PctOfBaseline, TimeMs, Occupancy, Registers, PredictedTflops, BusyShare };
 inline constexpr SweepMetric kSweepMetrics[] = {SweepMetric::Tflops,    SweepMetric::Gbps,      SweepMetric::PctOfBaseline,
                                                 SweepMetric::TimeMs,    SweepMetric::Occupancy, SweepMetric::Registers,
-                                                SweepMetric::PredictedTflops};
+                                                SweepMetric::PredictedTflops, SweepMetric::BusyShare};
 const char* metricLabel(SweepMetric metric);     // "TFLOP/s (measured)", "occupancy (predicted)"
 const char* metricKey(SweepMetric metric);       // "tflops", "occupancy": script names
 bool metricMeasured(SweepMetric metric);         // needs a run

@@ -159,15 +159,16 @@ std::string pointNote(const SweepPoint& p) {
 void printTable(const std::vector<SweepPoint>& points, const Template& tmpl, const Arch& arch, bool anyRoof) {
     std::size_t width = 6;
     for (const SweepPoint& p : points) width = std::max(width, p.name.size());
-    fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>7}  {:>9} {:>8} {:>6}  {}\n", "STATUS", "CONFIG", width, "REGS", "SPILL",
-               "SMEM", "OCC", anyRoof ? "ROOF*" : "", "MS", "TFLOP/S", "%BASE", "REASON");
+    fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>9} {:>7}  {:>9} {:>8} {:>6}  {}\n", "STATUS", "CONFIG", width, "REGS", "SPILL",
+               "SMEM", "OCC", "WAVES", anyRoof ? "ROOF*" : "", "MS", "TFLOP/S", "%BASE", "REASON");
     for (const SweepPoint& p : points) {
         const PointResources* r = p.resources ? &*p.resources : nullptr;
         const PointPrediction* q = p.prediction ? &*p.prediction : nullptr;
-        fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>7}  {:>9} {:>8} {:>6}  {}\n", pointStatusName(p.status), p.name, width,
+        fmt::print("{:<14} {:<{}} {:>5} {:>6} {:>8} {:>5} {:>9} {:>7}  {:>9} {:>8} {:>6}  {}\n", pointStatusName(p.status), p.name, width,
                    r ? std::to_string(r->registers) : "-", r ? std::to_string(r->spillBytes()) : "-",
                    r ? std::to_string(r->staticSmemBytes + r->dynamicSmemBytes) : "-",
                    q ? fmt::format("{:.0f}%", 100 * q->occupancy) : "-",
+                   q && q->waves > 0 ? fmt::format("{} {:.0f}%", q->waves, 100 * q->busyShare) : "-",
                    q && q->rooflineTflops > 0 ? fmt::format("{:.1f}", q->rooflineTflops) : "",
                    p.measured() ? fmt::format("{:.4f}", p.medianMs()) : "-", p.measured() ? fmt::format("{:.2f}", p.run->tflops) : "-",
                    p.pctOfBaseline() > 0 ? fmt::format("{:.1f}", p.pctOfBaseline()) : "-", pointNote(p));

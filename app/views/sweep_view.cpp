@@ -407,24 +407,9 @@ void SweepView::drawScatter(float width, float height) {
 
 // [SECTION] Table of every config
 
-void SweepView::drawTable(float height) {
+// The table's row order for its sort specs: recomputed when they change or the sweep grows.
+void SweepView::sortRows(ImGuiTableSortSpecs* specs) {
     const auto& points = m_sweeps.points();
-    constexpr int kColumns = 10;
-    const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable |
-                                  ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("##points", kColumns, flags, ImVec2(0, std::max(height, ImGui::GetFontSize() * 6)))) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
-    // Wide enough for the longest status from the start: a status that appears later (run_failed)
-    // would otherwise be cut to the width the first frames fitted.
-    ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("compile_failed").x);
-    ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch);
-    for (const char* column : {"regs", "spill B", "smem B", "occ %", "roof TFLOP/s*"}) ImGui::TableSetupColumn(column);
-    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_DefaultSort);
-    ImGui::TableSetupColumn("TFLOP/s");
-    ImGui::TableSetupColumn("reason", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableHeadersRow();
-
-    ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
     if (specs && (specs->SpecsDirty || m_orderRevision != m_sweeps.revision() || m_order.size() != points.size())) {
         m_order.resize(points.size());
         for (std::size_t i = 0; i < points.size(); ++i) m_order[i] = static_cast<int>(i);
@@ -438,16 +423,17 @@ void SweepView::drawTable(float height) {
                 case 3: return r ? static_cast<double>(r->spillBytes()) : -1;
                 case 4: return r ? static_cast<double>(r->staticSmemBytes + r->dynamicSmemBytes) : -1;
                 case 5: return p.prediction ? p.prediction->occupancy : -1;
-                case 6: return p.prediction ? p.prediction->rooflineTflops : -1;
-                case 7: return p.measured() ? p.medianMs() : 1e30;  // unmeasured last when ascending
-                case 8: return p.measured() ? p.run->tflops : -1;
+                case 6: return p.prediction && p.prediction->waves > 0 ? p.prediction->busyShare : -1;
+                case 7: return p.prediction ? p.prediction->rooflineTflops : -1;
+                case 8: return p.measured() ? p.medianMs() : 1e30;  // unmeasured last when ascending
+                case 9: return p.measured() ? p.run->tflops : -1;
                 default: return static_cast<double>(p.index);
                 }
             };
             const bool ascending = s.SortDirection == ImGuiSortDirection_Ascending;
             std::stable_sort(m_order.begin(), m_order.end(), [&](int a, int b) {
                 const SweepPoint &pa = points[static_cast<std::size_t>(a)], &pb = points[static_cast<std::size_t>(b)];
-                if (s.ColumnIndex == 1 || s.ColumnIndex == 9) {
+                if (s.ColumnIndex == 1 || s.ColumnIndex == 10) {
                     const std::string& ta = s.ColumnIndex == 1 ? pa.name : pa.reason;
                     const std::string& tb = s.ColumnIndex == 1 ? pb.name : pb.reason;
                     return ascending ? ta < tb : ta > tb;
@@ -458,6 +444,26 @@ void SweepView::drawTable(float height) {
         specs->SpecsDirty = false;
         m_orderRevision = m_sweeps.revision();
     }
+}
+
+void SweepView::drawTable(float height) {
+    const auto& points = m_sweeps.points();
+    constexpr int kColumns = 11;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable |
+                                  ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("##points", kColumns, flags, ImVec2(0, std::max(height, ImGui::GetFontSize() * 6)))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    // Wide enough for the longest status from the start: a status that appears later (run_failed)
+    // would otherwise be cut to the width the first frames fitted.
+    ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("compile_failed").x);
+    ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch);
+    for (const char* column : {"regs", "spill B", "smem B", "occ %", "waves", "roof TFLOP/s*"}) ImGui::TableSetupColumn(column);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_DefaultSort);
+    ImGui::TableSetupColumn("TFLOP/s");
+    ImGui::TableSetupColumn("reason", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+
+    sortRows(ImGui::TableGetSortSpecs());
     const Palette& pal = theme().palette();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_order.size()));
@@ -489,6 +495,13 @@ void SweepView::drawTable(float height) {
             ImGui::Text("%s", r ? std::to_string(r->staticSmemBytes + r->dynamicSmemBytes).c_str() : "-");
             ImGui::TableNextColumn();
             ImGui::Text("%s", p.prediction ? fmt::format("{:.0f}", 100 * p.prediction->occupancy).c_str() : "-");
+            ImGui::TableNextColumn();
+            // Waves (rounds) and how busy their block slots are: orange where a last wave leaves most SMs idle.
+            if (p.prediction && p.prediction->waves > 0)
+                ImGui::TextColored(Theme::toVec4(p.prediction->busyShare < 0.8 ? pal.warn : pal.text), "%lld  %.0f%%", p.prediction->waves,
+                                   100 * p.prediction->busyShare);
+            else
+                ImGui::TextUnformatted("-");
             ImGui::TableNextColumn();
             ImGui::Text("%s", p.prediction && p.prediction->rooflineTflops > 0 ? fmt::format("{:.1f}", p.prediction->rooflineTflops).c_str() : "-");
             ImGui::TableNextColumn();

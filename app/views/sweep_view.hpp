@@ -46,6 +46,7 @@ private:
     void drawHeatCell(const HeatMap& heatmap, const HeatCell& cell, ImVec2 min, ImVec2 max, ImVec2 pitch, int best);
     void drawScatter(float width, float height);
     void drawTable(float height);
+    void sortRows(ImGuiTableSortSpecs* specs);
     void drawActions();
     // The point's figures and outcome, for tooltips.
     std::string describe(int point) const;

@@ -4,6 +4,7 @@
 
 #include "analysis/occupancy.hpp"
 #include "analysis/roofline.hpp"
+#include "analysis/tile_layout.hpp"
 #include "compile/variant_build.hpp"
 #include "jobs/job_queue.hpp"
 #include "util/enum_names.hpp"
@@ -62,6 +63,11 @@ std::string analyse(SweepPoint& point, const Template& tmpl, const Arch& arch, c
         prediction.occupancy = occ.occupancy;
         prediction.blocksPerSm = occ.blocksPerSm;
         if (!occ.limiters.empty()) prediction.limiter = limiterName(occ.limiters.front());
+        if (options.rooflineDevice && options.rooflineDevice->smCount > 0) {
+            const WaveModel w = launchWaves(*options.rooflineDevice, launch, occ);
+            prediction.waves = w.rounds();
+            prediction.busyShare = w.busyShare();
+        }
     } catch (const InputError& e) {
         prune = std::string("cannot launch: ") + e.what();
     }

@@ -60,6 +60,10 @@ struct PointPrediction {
     double occupancy = 0;          // 0..1, from CUDA's occupancy calculator
     int blocksPerSm = 0;
     std::string limiter;           // "registers", "shared memory", ...
+    // The grid on the roofline device: its waves (a persistent launch: rounds of work units) and
+    // the share of those waves' block slots that have work; 0 without a device.
+    long long waves = 0;
+    double busyShare = 0;
     double ai = 0;                 // FLOP per byte (template formulas: flops / minimum bytes)
     double rooflineTflops = 0;     // attainable at that intensity on the roofline device; 0 unknown
     std::string rooflineDevice;    // "NVIDIA H100 SXM5 80GB"

@@ -60,6 +60,7 @@ nlohmann::json sweepPointJson(const SweepPoint& p) {
     if (p.prediction) {
         const PointPrediction& q = *p.prediction;
         j["predicted"] = {{"occupancy", q.occupancy},           {"blocks_per_sm", q.blocksPerSm}, {"limiter", q.limiter},
+                          {"waves", q.waves},                   {"busy_share", q.busyShare},
                           {"ai", q.ai},                         {"roofline_tflops", q.rooflineTflops},
                           {"roofline_device", q.rooflineDevice}, {"roofline_unit", q.rooflineUnit},
                           {"memory_bound", q.memoryBound}};
@@ -114,6 +115,8 @@ SweepPoint sweepPointFromJson(const nlohmann::json& j, const std::string& templa
             pred.occupancy = q.value("occupancy", 0.0);
             pred.blocksPerSm = q.value("blocks_per_sm", 0);
             pred.limiter = q.value("limiter", "");
+            pred.waves = q.value("waves", 0LL);
+            pred.busyShare = q.value("busy_share", 0.0);
             pred.ai = q.value("ai", 0.0);
             pred.rooflineTflops = q.value("roofline_tflops", 0.0);
             pred.rooflineDevice = q.value("roofline_device", "");
@@ -158,7 +161,7 @@ std::string sweepCsv(const Template& tmpl, const std::vector<SweepPoint>& points
     const std::vector<std::string> flagColumns = setFlags(points);
     header.insert(header.end(), flagColumns.begin(), flagColumns.end());
     for (const char* column : {"name", "status", "reason", "registers", "spill_bytes", "static_smem", "dynamic_smem", "threads", "occupancy",
-                               "blocks_per_sm", "limiter", "predicted_ai", "predicted_roof_tflops", "compile_ms", "device", "median_ms",
+                               "blocks_per_sm", "limiter", "waves", "busy_share", "predicted_ai", "predicted_roof_tflops", "compile_ms", "device", "median_ms",
                                "tflops", "gbps", "pct_of_ceiling", "pct_of_baseline", "pct_of_roof", "verdict"})
         header.push_back(column);
     std::string out;
@@ -184,6 +187,8 @@ std::string sweepCsv(const Template& tmpl, const std::vector<SweepPoint>& points
         row.push_back(q ? num(q->occupancy, "{:.4f}") : "");
         row.push_back(q ? std::to_string(q->blocksPerSm) : "");
         row.push_back(q ? q->limiter : "");
+        row.push_back(q && q->waves > 0 ? std::to_string(q->waves) : "");
+        row.push_back(q && q->waves > 0 ? num(q->busyShare, "{:.3f}") : "");
         row.push_back(q && q->ai > 0 ? num(q->ai) : "");
         row.push_back(q && q->rooflineTflops > 0 ? num(q->rooflineTflops) : "");
         row.push_back(p.compiled || p.compileMs > 0 ? num(p.compileMs, "{:.1f}") : "");

@@ -96,6 +96,27 @@ expect ITEMS=1 VEC=1
     CHECK(p99 < 1000);
 }
 
+// Colour by the waves' busy block slots, and "load best" picks the Split-K whose grid fills its
+// waves: conv's backward weight on ResNet-50's stage-3 3x3 layer at two blocks per SM is 9 x 16 =
+// 144 blocks (one wave, 55% busy), 261 (99%) or 288 (two waves, 55%).
+TEST_CASE("gui: a sweep colours by the waves' busy slots and loads the config that fills them", "[app][gui][sweep]") {
+    requirePrerequisites();
+    TempDir dir("sweep_waves");
+    const fs::path csv = dir.path / "waves.csv";
+    const fs::path script = writeScript(dir, "template conv\narch sm_90\nset direction=bwd_weight BN=128 WN=64\n"
+                                             "size N=32 C=128 K=128 Hi=28 Wi=28\nsweep vary SPLITK=16,29,32\nsweep start compile-only\n"
+                                             "sweep wait\nsweep metric busy\nsweep export " + csv.string() +
+                                             "\nsweep load best\nwait-compile\nexpect SPLITK=29\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "w.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    const std::string table = readFile(csv);
+    CHECK(table.find(",limiter,waves,busy_share,") != std::string::npos);
+    CHECK(count(table, ",registers,1,0.545,") == 1);
+    CHECK(count(table, ",registers,1,0.989,") == 1);
+    CHECK(count(table, ",registers,2,0.545,") == 1);
+}
+
 TEST_CASE("gui: stopping a sweep keeps what finished and marks the rest", "[app][gui][sweep]") {
     requirePrerequisites();
     TempDir dir("sweep_stop");

@@ -127,6 +127,35 @@ TEST_CASE("kx sweep says which register caps ptxas did not keep", "[cli][sweep][
     CHECK_FALSE(line("stencil_o8_smem_async_64x8_z64_p1_r64").empty());
 }
 
+// Each config's waves on the roofline's device (an H200 named with --roofline-device, 132 SMs):
+// conv's backward weight with 128 x 128 tiles (two blocks per SM) on ResNet-50's stage-3 3x3
+// layer is 9 tiles x SPLITK blocks, one wave of 264 at 29 slices and two, the second 9% full, at 32.
+TEST_CASE("kx sweep predicts each config's waves", "[cli][sweep]") {
+    const fs::path dir = fs::temp_directory_path() / ("kx_cli_sweep_waves_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path csv = dir / "waves.csv";
+    const Outcome o = runKx("sweep conv --arch sm_90 --set direction=bwd_weight,BN=128,WN=64 --vary SPLITK=29,32 --size N=32,C=128,K=128,Hi=28,Wi=28 "
+                            "--roofline-device h200_sxm --compile-only -j 2 --csv " + csv.string());
+    INFO(o.out << o.err);
+    REQUIRE(o.exitCode == 0);
+    CHECK_THAT(o.out, Catch::Contains("WAVES"));
+    const auto line = [&](const std::string& name) {
+        const std::size_t at = o.out.find(name + " ");
+        return at == std::string::npos ? std::string() : o.out.substr(at, o.out.find('\n', at) - at);
+    };
+    CHECK_THAT(line("conv_bwd_weight_f16_nhwgc_128x128x32_w64x64_s4_k29"), Catch::Contains(" 1 99% "));
+    CHECK_THAT(line("conv_bwd_weight_f16_nhwgc_128x128x32_w64x64_s4_k32"), Catch::Contains(" 2 55% "));
+    std::ifstream in(csv);
+    std::string header, first, second;
+    std::getline(in, header);
+    std::getline(in, first);
+    std::getline(in, second);
+    CHECK_THAT(header, Catch::Contains(",blocks_per_sm,limiter,waves,busy_share,"));
+    CHECK_THAT(first, Catch::Contains(",2,registers,1,0.989,"));
+    CHECK_THAT(second, Catch::Contains(",2,registers,2,0.545,"));
+    fs::remove_all(dir);
+}
+
 TEST_CASE("kx sweep --preselected sweeps a template's named set", "[cli][sweep]") {
     const Outcome o = runKx("sweep gemm_mma --arch sm_90 --preselected small_tiles --compile-only -j 2 --json");
     INFO(o.err);
