@@ -1,5 +1,7 @@
 #include "compare_metrics.hpp"
 
+#include "analysis/tile_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -218,6 +220,24 @@ void addCorrectnessRows(RowBuilder& b, const Columns& c) {
     b.addText("Problem", "The sizes the run was made at: compare timings only at equal sizes.", sizes);
 }
 
+// The waves each run took on its GPU, marked where a last wave left most of the slots idle.
+void addWavesRow(RowBuilder& b, const Columns& c) {
+    std::vector<std::string> texts;
+    std::vector<bool> idle;
+    for (std::size_t i = 0; i < c.n; ++i) {
+        const auto* r = c.run(i);
+        const std::optional<engine::WaveModel> w = r ? engine::runWaves(*r) : std::nullopt;
+        const char* unit = w && w->persistent ? (w->rounds() == 1 ? "round" : "rounds") : (w && w->rounds() == 1 ? "wave" : "waves");
+        texts.push_back(w ? fmt::format("{} {}, {:.0f}% busy", w->rounds(), unit, 100 * w->busyShare()) : kDash);
+        idle.push_back(w && w->busyShare() < 0.8);
+    }
+    MetricRow& row = b.addText("Waves", "The waves the grid ran in on its GPU (a persistent launch: rounds of work units) and the share of "
+                                        "their block slots that had work: the last wave costs a whole block's time however few blocks it "
+                                        "holds. Marked under 80 %.",
+                               texts);
+    for (std::size_t i = 0; i < c.n; ++i) row.bad[i] = idle[i];
+}
+
 void addTimingRows(RowBuilder& b, const Columns& c) {
     const std::size_t n = c.n;
     auto run = [&](std::size_t i) { return c.run(i); };
@@ -275,6 +295,7 @@ void addTimingRows(RowBuilder& b, const Columns& c) {
               return first->medianMs / r->medianMs;
           },
           [](double v) { return fmt::format("{:.2f}\u00d7", v); });
+    addWavesRow(b, c);
     addCorrectnessRows(b, c);
 }
 

@@ -192,6 +192,29 @@ TEST_CASE("gui: runs stored before runs said their share of the roof get it in t
     }
 }
 
+// The Compare view's Waves row: two runs of conv's backward weight (the stand-in runner says 132
+// SMs and two blocks per SM), Split-K 32 (288 blocks, a second wave 9% full) and 29 (261 blocks,
+// one wave).
+TEST_CASE("gui: the Compare view says how many waves each run took", "[app][gui][compare]") {
+    requirePrerequisites();
+    TempDir dir("compare_waves");
+    const fs::path csv = dir.path / "waves.csv";
+    const fs::path script = writeScript(dir, "template conv\narch sm_90\nset direction=bwd_weight BN=128 WN=64 SPLITK=32\n"
+                                             "size N=2 C=128 K=128 Hi=28 Wi=28\nwait-compile\npin\nrun\nwait-run\nset SPLITK=29\nwait-compile\npin\nrun\nwait-run\n"
+                                             "compare-select 1 2\nframes 2\nexport-compare " + csv.string() + "\n");
+    const std::string env = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'";
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "final.png").string() + "'", env);
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    const std::string table = readFile(csv);
+    INFO(table);
+    const auto at = table.find("\nWaves,");
+    REQUIRE(at != std::string::npos);
+    const std::string row = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+    CHECK(row.find("2 waves, 55% busy") != std::string::npos);
+    CHECK(row.find("1 wave, 99% busy") != std::string::npos);
+}
+
 TEST_CASE("gui: bad compare commands exit 2 naming file and line", "[app][gui][compare]") {
     requirePrerequisites();
     SECTION("a variant that does not exist") {
