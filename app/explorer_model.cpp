@@ -1,5 +1,6 @@
 #include "explorer_model.hpp"
 
+#include "analysis/roofline_scene.hpp"
 #include "clock_text.hpp"
 #include "run/run_limits.hpp"
 #include "util/error.hpp"
@@ -236,6 +237,12 @@ void ExplorerModel::deriveLaunch() {
         // An invalid config may make the launch formulas meaningless (division by zero, ...).
         m_launchError = e.what();
     }
+}
+
+const engine::DeviceSpec* ExplorerModel::deviceForArch(const engine::Arch& arch) const {
+    const engine::DeviceSpec* d = nullptr;
+    if (m_runs.runnerState() == RunnerState::Ready) d = engine::deviceForGpuName(archDatabase(), arch, m_runs.deviceName());
+    return d != nullptr ? d : engine::rooflineDeviceForArch(archDatabase(), arch);
 }
 
 std::string ExplorerModel::primaryKernel() const {

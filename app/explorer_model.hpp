@@ -138,6 +138,9 @@ public:
     // Runs on the GPU: runner status, problem sizes, the run in flight, history per variant.
     RunModel& runs() { return m_runs; }
     const RunModel& runs() const { return m_runs; }
+    // The device the panels draw an arch on (roofline, waves): this machine's GPU when the runner
+    // names one of the arch's compute capability, else the arch's usual device; nullptr when none.
+    const engine::DeviceSpec* deviceForArch(const engine::Arch& arch) const;
     // Starts a run of the current, compiled variant. Throws engine::InputError naming what is
     // missing (not compiled, invalid, bad sizes).
     void runCurrent();

@@ -1,6 +1,5 @@
 #include "views/occupancy_view.hpp"
 
-#include "analysis/roofline_scene.hpp"
 #include "analysis/tile_layout.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
@@ -267,10 +266,7 @@ void OccupancyView::drawSummary(const engine::Arch& arch) {
 void OccupancyView::drawWaves(const engine::Arch& arch) {
     m_wavesText.clear();
     const auto& launch = model().launch();
-    const engine::DeviceSpec* device = nullptr;
-    if (model().runs().runnerState() == RunnerState::Ready)
-        device = engine::deviceForGpuName(model().archDatabase(), arch, model().runs().deviceName());
-    if (device == nullptr) device = engine::defaultTileDevice(model().archDatabase(), arch);
+    const engine::DeviceSpec* device = model().deviceForArch(arch);
     if (!m_result || !launch || device == nullptr || device->smCount < 1) return;
     const engine::WaveModel w = engine::launchWaves(*device, *launch, *m_result);
     m_wavesText = fmt::format("on {}: {}", device->name, engine::wavesSentence(w));

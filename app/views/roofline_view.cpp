@@ -93,10 +93,7 @@ std::string RooflineView::drawnDeviceId() const {
     if (!m_deviceId.empty()) return m_deviceId;
     const engine::Arch* arch = model().currentArch();
     if (arch == nullptr) return {};
-    // This machine's GPU when it has the arch's compute capability, else the arch's usual device.
-    const engine::DeviceSpec* d = nullptr;
-    if (model().runs().runnerState() == RunnerState::Ready) d = engine::deviceForGpuName(model().archDatabase(), *arch, model().runs().deviceName());
-    if (d == nullptr) d = engine::rooflineDeviceForArch(model().archDatabase(), *arch);
+    const engine::DeviceSpec* d = model().deviceForArch(*arch);
     return d ? d->id : std::string();
 }
 

@@ -67,18 +67,23 @@ void capPersistentGrid(LaunchGeometry& l, long long resident) {
     l.grid[0] = std::min(l.grid[0], x);
 }
 
-// Blocks, capacity and waves of a launch whose occupancy and device are filled in.
-void fillWaves(WaveModel& w, const LaunchGeometry& launch) {
-    const WaveModel g = gridWaves(w.smCount, w.occupancy.blocksPerSm, launch.blocks(), launch.persistent ? launch.blocks() : 0);
-    w.blocks = g.blocks;
-    w.gridBlocks = g.gridBlocks;
-    w.persistent = g.persistent;
-    w.capacity = g.capacity;
-    w.waves = g.waves;
-    w.fullWaves = g.fullWaves;
-    w.tailBlocks = g.tailBlocks;
-    w.efficiency = g.efficiency;
+// Blocks, capacity and waves of a grid on a model whose SM count and blocks per SM are filled in;
+// a persistent launch (launchedBlocks > 0) launched that many blocks for the grid's work units.
+void setGrid(WaveModel& w, long long gridBlocks, long long launchedBlocks) {
+    w.persistent = launchedBlocks > 0;
+    w.gridBlocks = gridBlocks;
+    w.blocks = w.persistent ? launchedBlocks : gridBlocks;
+    w.capacity = static_cast<long long>(w.smCount) * w.occupancy.blocksPerSm;
+    if (w.capacity > 0) {
+        w.waves = ceilDiv(w.blocks, w.capacity);
+        w.fullWaves = w.blocks / w.capacity;
+        w.tailBlocks = w.blocks % w.capacity;
+        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
+    }
 }
+
+// As above for a launch as the manifest gives it (a persistent one not yet capped).
+void fillWaves(WaveModel& w, const LaunchGeometry& launch) { setGrid(w, launch.blocks(), launch.persistent ? launch.blocks() : 0); }
 
 WaveModel waveModel(const TileRequest& req, const VisualValues& values, const LaunchGeometry& launch) {
     WaveModel w;
@@ -438,16 +443,7 @@ WaveModel gridWaves(int smCount, int blocksPerSm, long long gridBlocks, long lon
     WaveModel w;
     w.smCount = smCount;
     w.occupancy.blocksPerSm = blocksPerSm;
-    w.persistent = launchedBlocks > 0;
-    w.gridBlocks = gridBlocks;
-    w.blocks = w.persistent ? launchedBlocks : gridBlocks;
-    w.capacity = static_cast<long long>(smCount) * blocksPerSm;
-    if (w.capacity > 0) {
-        w.waves = ceilDiv(w.blocks, w.capacity);
-        w.fullWaves = w.blocks / w.capacity;
-        w.tailBlocks = w.blocks % w.capacity;
-        w.efficiency = w.waves > 0 ? static_cast<double>(w.blocks) / static_cast<double>(w.waves * w.capacity) : 0;
-    }
+    setGrid(w, gridBlocks, launchedBlocks);
     return w;
 }
 
@@ -457,13 +453,10 @@ WaveModel launchWaves(const DeviceSpec& device, const LaunchGeometry& launch, co
     w.deviceId = device.id;
     w.smCount = device.smCount;
     w.occupancy = occupancy;
-    fillWaves(w, launch);
-    if (launch.persistent && w.capacity > 0) {
-        LaunchGeometry capped = launch;
-        capPersistentGrid(capped, w.capacity);
-        fillWaves(w, capped);
-        w.gridBlocks = launch.blocks();
-    }
+    LaunchGeometry capped = launch;
+    const long long capacity = static_cast<long long>(w.smCount) * occupancy.blocksPerSm;
+    if (launch.persistent && capacity > 0) capPersistentGrid(capped, capacity);
+    setGrid(w, launch.blocks(), launch.persistent ? capped.blocks() : 0);
     return w;
 }
 
