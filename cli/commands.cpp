@@ -20,26 +20,40 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace kx::cli {
 using namespace kx::engine;
 namespace fs = std::filesystem;
 
+namespace {
+
+// The preset's set of one config for the arch; none without --preset.
+std::optional<PreselectedSet> presetSet(const Template& tmpl, const VariantArgs& args, const std::string& archName) {
+    if (args.preset.empty()) return std::nullopt;
+    const std::vector<PreselectedSet> sets = loadPreselected(tmpl);
+    const PreselectedSet& set = findPreselected(sets, tmpl, args.preset, archName);
+    if (set.configs.size() != 1)
+        throw InputError("'" + args.preset + "' of " + tmpl.id() + " for " + archName + " holds " + std::to_string(set.configs.size()) +
+                         " configs; a preset is a set of one (kx sweep --preselected " + args.preset + " times them all)");
+    return set;
+}
+
+}  // namespace
+
 Config variantConfig(const Template& tmpl, const VariantArgs& args, const std::string& archName) {
     Config base = tmpl.defaultConfig();
-    if (!args.preset.empty()) {
-        const std::vector<PreselectedSet> sets = loadPreselected(tmpl);
-        const PreselectedSet& set = findPreselected(sets, tmpl, args.preset, archName);
-        if (set.configs.size() != 1)
-            throw InputError("'" + args.preset + "' of " + tmpl.id() + " for " + archName + " holds " + std::to_string(set.configs.size()) +
-                             " configs; a preset is a set of one (kx sweep --preselected " + args.preset + " times them all)");
-        base = preselectedConfigs(set, base).front();
-    }
+    if (const auto set = presetSet(tmpl, args, archName)) base = preselectedConfigs(*set, base).front();
     Config config = tmpl.withValues(base, parseAssignments(args.sets, "--set"));
     // Each item sets only the flags it names: "--flag maxrregcount=64 --flag fast_math".
     for (const std::string& item : args.flags) config.flags = withFlags(config.flags, item);
     return config;
+}
+
+SizeMap variantSizes(const Template& tmpl, const VariantArgs& args, const std::vector<std::string>& sizeItems, const std::string& archName) {
+    const auto set = presetSet(tmpl, args, archName);
+    return preselectedSizes(tmpl, set ? &*set : nullptr, parseAssignments(sizeItems, "--size"));
 }
 
 void checkVariantArgs(const Template& tmpl, const VariantArgs& args) {
@@ -149,6 +163,41 @@ int listArches(const Context& ctx, bool json) {
                    a.compilable ? "compile" : "analysis", nv ? a.nv.regsPerSm : a.amd.vgprsPerSimd * a.amd.simdsPerCu,
                    nv ? a.nv.smemPerSm : a.amd.ldsPerCu, nv ? a.nv.smemPerBlockOptin : a.amd.maxLdsPerWorkgroup);
     }
+    return 0;
+}
+
+int listPresets(const Context& ctx, const std::string& templateId, const std::string& archName, bool json) {
+    const auto tmpl = ctx.templates.find(templateId);
+    if (!tmpl) throw InputError("unknown template '" + templateId + "' (see 'kx templates')");
+    const Arch* arch = archName.empty() ? nullptr : ctx.arches.findArch(archName);
+    if (!archName.empty() && !arch) throw InputError("unknown arch '" + archName + "' (see 'kx arches')");
+    std::vector<PreselectedSet> sets = loadPreselected(*tmpl);
+    std::erase_if(sets, [&](const PreselectedSet& s) { return arch && !s.coversArch(arch->name); });
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const PreselectedSet& s : sets) {
+            nlohmann::json sizes = nlohmann::json::object();
+            for (const auto& [name, value] : s.sizes) sizes[name] = std::stoll(value);  // checked integers
+            list.push_back({{"name", s.name}, {"arches", s.arches}, {"configs", s.configs.size()}, {"preset", s.configs.size() == 1},
+                            {"sizes", sizes}, {"help", s.help}, {"file", s.file}, {"line", s.line}});
+        }
+        std::cout << list.dump(2) << "\n";
+        return 0;
+    }
+    if (sets.empty()) {
+        fmt::print("{} has no preselected sets{} (templates/{}/preselected.xml)\n", tmpl->id(), arch ? " for " + arch->name : "", tmpl->id());
+        return 0;
+    }
+    fmt::print("{:<24} {:<8} {:<22} {}\n", "NAME", "CONFIGS", "ARCHES", "PROBLEM");
+    for (const PreselectedSet& s : sets) {
+        std::string arches = fmt::format("{}", fmt::join(s.arches, ","));
+        if (arches.size() > 22) arches = arches.substr(0, 19) + "...";
+        const std::string kind = s.configs.size() == 1 ? "preset" : std::to_string(s.configs.size());
+        fmt::print("{:<24} {:<8} {:<22} {}\n", s.name, kind, arches, s.sizes.empty() ? "the template's default sizes" : preselectedSizesText(s));
+        if (!s.help.empty()) fmt::print("    {}\n", s.help);
+    }
+    fmt::print("A preset (a set of one config): kx run {} --arch ARCH --preset NAME, at its problem unless --size says otherwise.\n"
+               "A set of several: kx sweep {} --arch ARCH --preselected NAME.\n", tmpl->id(), tmpl->id());
     return 0;
 }
 
@@ -294,6 +343,13 @@ void addListCommands(CLI::App& app, CommandTable& table) {
     CLI::App* arches = app.add_subcommand("arches", "List the architectures");
     arches->add_flag("--json", *json, "JSON output");
     table.add(arches, [json](Context& ctx) { return listArches(ctx, *json); });
+    auto presetTemplate = std::make_shared<std::string>();
+    auto presetArch = std::make_shared<std::string>();
+    CLI::App* presets = app.add_subcommand("presets", "List a template's tuned presets and preselected sets, with the problem each was tuned for");
+    presets->add_option("template", *presetTemplate, "Template id (see kx templates)")->required();
+    presets->add_option("--arch", *presetArch, "Only the sets for this arch (sm_90, ...)");
+    presets->add_flag("--json", *json, "JSON output");
+    table.add(presets, [json, presetTemplate, presetArch](Context& ctx) { return listPresets(ctx, *presetTemplate, *presetArch, *json); });
 }
 
 void addGenerateCommand(CLI::App& app, CommandTable& table) {

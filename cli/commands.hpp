@@ -52,6 +52,11 @@ struct SizedVariantArgs {
 // --set values and --flag compiler flags over it. Throws InputError naming the template's presets
 // for the arch, or a flag that is unknown or out of range.
 engine::Config variantConfig(const engine::Template& tmpl, const VariantArgs& args, const std::string& archName);
+// The problem sizes a command runs at: the template's defaults, the preset's (a preselected set
+// may name the problem it was tuned for), then the --size items. Throws InputError as
+// variantConfig does, or on a size the template does not take.
+engine::SizeMap variantSizes(const engine::Template& tmpl, const VariantArgs& args, const std::vector<std::string>& sizeItems,
+                             const std::string& archName);
 // What variantConfig can check before the arch is known (`--arch native` asks the GPU): that the
 // template has a preselected set of that name for some arch, and that every --set names a
 // parameter with an allowed value. Throws InputError saying which.
@@ -69,6 +74,9 @@ struct ResolvedVariant {
 // listing the templates for an unknown template, and for an unknown arch.
 ResolvedVariant resolveVariant(const Context& ctx, const VariantArgs& args);
 int listArches(const Context& ctx, bool json);
+// kx presets TEMPLATE [--arch A] [--json]: the template's preselected sets (those for the arch),
+// each with its arches, whether it is a preset (one config), the problem it was tuned for and its help.
+int listPresets(const Context& ctx, const std::string& templateId, const std::string& archName, bool json);
 
 struct GenerateArgs {
     VariantArgs variant;
@@ -198,6 +206,10 @@ struct SweepArgs {
     int shards = 4;
     std::string slurmTime = "01:00:00";
 };
+// Writes the sweep's configs as a Slurm job array in args.emitSlurm (engine/sweep/slurm.hpp), each
+// shard sweeping at `sizes`, and prints how to submit and merge it.
+int emitSlurm(const SweepArgs& args, const engine::SizeMap& sizes, const std::string& uid, const std::string& name,
+              const std::vector<engine::Config>& configs);
 int sweep(const Context& ctx, const SweepArgs& args);
 
 // A sweep's progress on stderr: a bar redrawn on a terminal, a plain line per tenth otherwise.

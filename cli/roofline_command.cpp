@@ -133,7 +133,7 @@ int roofline(const Context& ctx, const RooflineArgs& args) {
     req.tmpl = tmpl.get();
     req.config = variantConfig(*tmpl, args.variant, arch->name);
     requireValid(prepareVariant(*tmpl, req.config, *arch), *arch);
-    req.sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    req.sizes = variantSizes(*tmpl, args.variant, args.sizes, arch->name);
     req.deviceId = args.device;
     req.allRoofs = args.allRoofs;
     // The app adds the newest calibration of the drawn device; so does kx, unless told not to.

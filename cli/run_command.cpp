@@ -149,8 +149,7 @@ void printPcSampling(const PcSamplingReport& p, const CompileResult& compiled, i
 int run(const Context& ctx, const RunArgs& args) {
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
-    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
-    checkSizeTypes(*tmpl, sizes);  // before the runner starts: a size the kernel's int cannot hold
+    checkSizeTypes(*tmpl, tmpl->withSizes(parseAssignments(args.sizes, "--size")));  // before the runner starts: a size the kernel's int cannot hold
 
     if (!args.session.empty()) checkSessionTarget(args.session);
     checkVariantArgs(*tmpl, args.variant);  // a mistyped preset or parameter is said before the GPU is looked for
@@ -161,6 +160,8 @@ int run(const Context& ctx, const RunArgs& args) {
     const nlohmann::json& device = *found;
     const std::string archName = args.variant.arch == "native" ? device.value("arch", "") : args.variant.arch;
     const Config config = variantConfig(*tmpl, args.variant, archName);
+    const SizeMap sizes = variantSizes(*tmpl, args.variant, args.sizes, archName);  // a preset may name its problem
+    checkSizeTypes(*tmpl, sizes);
     const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
     if (args.variant.arch != "native" && !cubinRunsOn(*arch, device.value("compute_capability", "")))

@@ -44,7 +44,7 @@ std::string sizesText(const SizeMap& sizes) {
 
 int share(const Context& ctx, const ShareArgs& args) {
     const ResolvedVariant v = resolveVariant(ctx, args.variant);
-    const SizeMap sizes = v.tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    const SizeMap sizes = variantSizes(*v.tmpl, args.variant, args.sizes, v.arch->name);
     writeStandardOutput(encodeShareString(shareDataOf(ctx.templates, *v.tmpl, v.arch->name, v.config, sizes)) + "\n");
     return 0;
 }

@@ -192,28 +192,6 @@ void writeText(const std::string& file, const std::string& text) {
     writeOutputFile(file, text);
 }
 
-// The arguments a shard's `kx sweep` needs besides its config list and session.
-std::vector<std::string> shardArgs(const SweepArgs& args, const std::string& arch, const std::string& uid, const std::string& name) {
-    std::vector<std::string> a = {args.variant.templateId, "--arch", arch, "--sweep-id", uid, "--name", name};
-    for (const std::string& s : args.sizes) a.insert(a.end(), {"--size", s});
-    a.insert(a.end(), {"--reps", std::to_string(args.reps), "--warmup", std::to_string(args.warmup), "--timeout",
-                       fmt::format("{}", args.timeout)});
-    if (args.noBaseline) a.push_back("--no-baseline");
-    if (args.allowSpills) a.push_back("--allow-spills");
-    else a.insert(a.end(), {"--max-spill-bytes", std::to_string(args.maxSpillBytes)});
-    if (args.maxRegs > 0) a.insert(a.end(), {"--max-regs", std::to_string(args.maxRegs)});
-    if (args.jobs > 0) a.insert(a.end(), {"-j", std::to_string(args.jobs)});
-    if (!args.rooflineDevice.empty()) a.insert(a.end(), {"--roofline-device", args.rooflineDevice});
-    if (args.compileOnly) a.push_back("--compile-only");
-    return a;
-}
-
-std::string selfPath() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("kx") : self.string();
-}
-
 }  // namespace
 
 // [SECTION] Progress on stderr
@@ -301,6 +279,16 @@ const Arch& sweptArch(const Context& ctx, const SweepArgs& args, const Template&
     return *arch;
 }
 
+// The sizes swept at: a preselected set's problem (else the preset's), under --size.
+SizeMap sweptSizes(const SweepArgs& args, const Template& tmpl, const Arch& arch) {
+    if (!args.preselected.empty()) {
+        const auto sets = loadPreselected(tmpl);
+        const PreselectedSet& set = findPreselected(sets, tmpl, args.preselected, arch.name);
+        if (!set.sizes.empty()) return preselectedSizes(tmpl, &set, parseAssignments(args.sizes, "--size"));
+    }
+    return variantSizes(tmpl, args.variant, args.sizes, arch.name);
+}
+
 // The space's bases: a preselected set and a config list, else the base config alone.
 std::vector<Config> spaceBases(const SweepArgs& args, const Template& tmpl, const Config& base, const Arch& arch) {
     std::vector<Config> bases;
@@ -325,22 +313,6 @@ std::vector<Config> sweptConfigs(const SweepArgs& args, const Template& tmpl, co
     std::cerr << fmt::format("kx: --valid-only: {} of the space's {} configs break constraints and are left out\n", all.size() - valid.size(),
                              all.size());
     return sampleConfigs(std::move(valid), args.sample, args.seed);
-}
-
-int emitSlurm(const SweepArgs& args, const std::string& uid, const std::string& name, const std::vector<Config>& configs) {
-    SlurmJob job;
-    job.dir = args.emitSlurm;
-    job.shards = args.shards;
-    job.kxPath = selfPath();
-    job.sweepArgs = shardArgs(args, args.variant.arch, uid, name);
-    job.timeLimit = args.slurmTime;
-    const auto files = writeSlurmJob(job, configs);
-    fmt::print("wrote {} ({} configs in {} shard{})\n", files.front().string(), configs.size(), files.size() - 1,
-               files.size() == 2 ? "" : "s");
-    for (std::size_t i = 1; i < files.size(); ++i) fmt::print("  {}\n", files[i].string());
-    fmt::print("submit: sbatch {}\nthen:   kx session merge sweep.kxs {}/shard_*.kxs\n", files.front().string(),
-               (fs::path(args.emitSlurm) / "sessions").string());
-    return 0;
 }
 
 // The predicted roofline's device: --roofline-device, else the datasheet of the GPU that runs the
@@ -462,7 +434,7 @@ nlohmann::json autotuneTop(const SweepArgs& args, const Template& tmpl, const Ar
 int sweep(const Context& ctx, const SweepArgs& args) {
     auto tmpl = ctx.templates.find(args.variant.templateId);
     if (!tmpl) throw InputError("unknown template '" + args.variant.templateId + "' (see 'kx templates')");
-    const SizeMap sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    (void)tmpl->withSizes(parseAssignments(args.sizes, "--size"));  // a mistyped size is said before the GPUs are looked for
     if (args.autotune > 0 && args.compileOnly) throw InputError("--autotune times configs on a GPU: it cannot go with --compile-only");
     if (!args.csv.empty() && args.json) throw InputError("--csv and --json both write the results: choose one");
     checkVariantArgs(*tmpl, args.variant);  // a mistyped preset or parameter is said before the GPUs are looked for
@@ -473,12 +445,13 @@ int sweep(const Context& ctx, const SweepArgs& args) {
     findGpus(args, runners, gpus, devices);
     Config base;
     const Arch* arch = &sweptArch(ctx, args, *tmpl, gpus, devices, base);
+    const SizeMap sizes = sweptSizes(args, *tmpl, *arch);
 
     const SweepSpace space = makeSpace(*tmpl, spaceBases(args, *tmpl, base, *arch), args.varies);
     std::vector<Config> configs = sweptConfigs(args, *tmpl, *arch, space);
     const std::string uid = args.sweepId.empty() ? newSweepUid() : args.sweepId;
     const std::string name = args.name.empty() ? fmt::format("{} on {}", tmpl->id(), arch->name) : args.name;
-    if (!args.emitSlurm.empty()) return emitSlurm(args, uid, name, configs);
+    if (!args.emitSlurm.empty()) return emitSlurm(args, sizes, uid, name, configs);
 
     const SweepOptions options = sweepOptions(ctx, args, sizes, gpus, devices, *arch);
     Sweep sweep(tmpl, *arch, configs, options);

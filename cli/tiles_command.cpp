@@ -204,7 +204,7 @@ int tiles(const Context& ctx, const TilesArgs& args) {
     req.tmpl = tmpl.get();
     req.config = variantConfig(*tmpl, args.variant, arch->name);
     req.arch = arch;
-    req.sizes = tmpl->withSizes(parseAssignments(args.sizes, "--size"));
+    req.sizes = variantSizes(*tmpl, args.variant, args.sizes, arch->name);
     if (args.device.empty()) {
         req.device = defaultTileDevice(ctx.arches, *arch);
         if (!req.device) throw InputError("no device of " + arch->name + "'s compute capability in assets/devices: name one with --device");

@@ -44,6 +44,31 @@ bool isFlagsAttribute(const Template& tmpl, const char* name) {
     return std::strcmp(name, "flags") == 0 && !tmpl.manifest().findParam(name);
 }
 
+// size="M=16, N=8192": each item a size of the template with a value it allows.
+std::vector<std::pair<std::string, std::string>> parseSizes(const Template& tmpl, const fs::path& file, const PreselectedSet& set,
+                                                            const char* text) {
+    std::vector<std::pair<std::string, std::string>> sizes;
+    std::map<std::string, std::string> named;
+    if (!text) return sizes;
+    for (const std::string& item : splitList(text)) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            fail(file, set.line, "set '" + set.name + "': size=\"...\" expects NAME=VALUE items, got '" + item + "'");
+        std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+        name.erase(name.find_last_not_of(" \t") + 1);
+        value.erase(0, value.find_first_not_of(" \t"));
+        if (!named.emplace(name, value).second) fail(file, set.line, "set '" + set.name + "' names size " + name + " twice");
+        sizes.emplace_back(name, value);
+    }
+    if (sizes.empty()) fail(file, set.line, "set '" + set.name + "': size=\"\" names no size (leave the attribute out)");
+    try {
+        (void)tmpl.withSizes(named);  // a size the template does not have, or a value it does not take
+    } catch (const InputError& error) {
+        fail(file, set.line, "set '" + set.name + "': " + error.what());
+    }
+    return sizes;
+}
+
 }  // namespace
 
 bool PreselectedSet::coversArch(const std::string& arch) const {
@@ -81,6 +106,7 @@ std::vector<PreselectedSet> loadPreselected(const Template& tmpl, const fs::path
         set.help = e->Attribute("help") ? e->Attribute("help") : "";
         set.arches = splitList(e->Attribute("arches") ? e->Attribute("arches") : "");
         if (set.arches.empty()) fail(file, set.line, "<set name=\"" + set.name + "\"> needs arches=\"sm_80,sm_90\" (or \"any\")");
+        set.sizes = parseSizes(tmpl, file, set, e->Attribute("size"));
         for (const PreselectedSet& earlier : sets)
             for (const std::string& a : set.arches)
                 if (earlier.name == set.name && (earlier.coversArch(a) || a == "any"))
@@ -122,6 +148,19 @@ const PreselectedSet& findPreselected(const std::vector<PreselectedSet>& sets, c
     if (!otherArches.empty()) message += " (it is for " + otherArches + ")";
     message += forArch.empty() ? "; " + tmpl.id() + " has no sets for " + arch : "; sets for " + arch + ": " + forArch;
     throw InputError(message);
+}
+
+SizeMap preselectedSizes(const Template& tmpl, const PreselectedSet* set, const std::map<std::string, std::string>& overrides) {
+    std::map<std::string, std::string> text;
+    if (set) text.insert(set->sizes.begin(), set->sizes.end());
+    for (const auto& [name, value] : overrides) text[name] = value;
+    return tmpl.withSizes(text);
+}
+
+std::string preselectedSizesText(const PreselectedSet& set) {
+    std::string text;
+    for (const auto& [name, value] : set.sizes) text += (text.empty() ? "" : ", ") + name + "=" + value;
+    return text;
 }
 
 std::vector<Config> preselectedConfigs(const PreselectedSet& set, const Config& base) {

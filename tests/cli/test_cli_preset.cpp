@@ -2,6 +2,7 @@
 #include "kx_process.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 using namespace kx::test;
 
@@ -52,4 +53,55 @@ TEST_CASE("kx run and kx sweep report a mistyped preset or parameter before they
     CHECK(sweep.exitCode == 2);
     CHECK_THAT(sweep.err, Catch::Contains("no preselected set 'few_channel' of conv_wgmma") && !Catch::Contains("driver") &&
                               !Catch::Contains("needs an NVIDIA GPU"));
+}
+
+// A preset may name the problem it was tuned for (size="..." in preselected.xml): kx run, tiles and
+// share start there, and --size changes only the sizes it names.
+TEST_CASE("kx --preset runs at the problem the preset was tuned for, under --size", "[cli][preset]") {
+    // (The stand-in runner computes nothing, so the check fails: the header is what is asked here.)
+    const std::string fake = "KX_RUNNER='" KX_FAKE_RUNNER "' KX_FAKE_RUNNER_DRIVER=1 KX_FAKE_GPU_NAME='NVIDIA H200'";
+    const Outcome run = runKx("run conv --arch sm_90 --preset bwd_weight_3x3 --size N=2 --reps 1 --warmup 0 --no-baseline", fake);
+    INFO(run.out << run.err);
+    // ResNet-50's stage-3 3x3 layer from the preset, the batch from --size.
+    CHECK_THAT(run.out, Catch::Contains("C=128 Di=1 G=1 Hi=28 K=128 N=2 Wi=28 X=3 Y=3"));
+    const Outcome plain = runKx("run conv --arch sm_90 --set direction=bwd_weight --reps 1 --warmup 0 --no-baseline --size N=2", fake);
+    CHECK_THAT(plain.out, Catch::Contains("C=64 Di=1 G=1 Hi=56 K=64 N=2 Wi=56"));
+
+    // A sweep of the set rates its waves at the layer: 18 tiles x 22 slices fill the 396 slots of an H200.
+    const Outcome sweep = runKx("sweep conv --arch sm_90 --preselected bwd_weight_3x3 --compile-only --roofline-device h200_sxm");
+    INFO(sweep.err);
+    CHECK_THAT(sweep.out, Catch::Contains("conv_bwd_weight_f16_nhwgc_128x64x32_w64x32_s4_k22") && Catch::Contains("    1 100%   "));
+
+    const Outcome tiles = runKx("tiles gemm_wgmma --arch sm_90a --preset decode_m16 --json");
+    INFO(tiles.err);
+    REQUIRE(tiles.exitCode == 0);
+    const nlohmann::json doc = nlohmann::json::parse(tiles.out);
+    CHECK(doc["sizes"] == nlohmann::json({{"M", 16}, {"N", 8192}, {"K", 8192}}));
+    const Outcome shared = runKx("share gemm_wgmma --arch sm_90a --preset decode_m64 --size K=4096");
+    REQUIRE(shared.exitCode == 0);
+    const Outcome opened = runKx("open '" + shared.out.substr(0, shared.out.find('\n')) + "'");
+    INFO(opened.out << opened.err);
+    CHECK_THAT(opened.out, Catch::Contains("  sizes     K=4096,M=64,N=8192\n"));
+}
+
+TEST_CASE("kx presets lists a template's sets for an arch, with the problem each was tuned for", "[cli][preset]") {
+    const Outcome conv = runKx("presets conv --arch sm_90");
+    INFO(conv.err);
+    REQUIRE(conv.exitCode == 0);
+    CHECK_THAT(conv.out, Catch::Contains("bwd_weight_3x3           preset   sm_90                  N=32, C=128, K=128, Hi=28, Wi=28\n"));
+    CHECK_THAT(conv.out, Catch::Contains("    Backward weight of a 3x3 layer with 128 filters (ResNet-50's stage 3)"));
+    const Outcome gemm = runKx("presets gemm_mma --arch sm_90");
+    CHECK_THAT(gemm.out, Catch::Contains("tensor_core_tiles") && Catch::Contains("the template's default sizes"));
+    const Outcome none = runKx("presets conv --arch sm_80");
+    CHECK(none.exitCode == 0);
+    CHECK_THAT(none.out, Catch::Contains("conv has no preselected sets for sm_80"));
+    const Outcome json = runKx("presets gemm_wgmma --json");
+    REQUIRE(json.exitCode == 0);
+    const nlohmann::json sets = nlohmann::json::parse(json.out);
+    REQUIRE(sets.size() >= 4);
+    CHECK(sets[0]["name"] == "decode_m16");
+    CHECK(sets[0]["preset"] == true);
+    CHECK(sets[0]["sizes"]["M"] == 16);
+    CHECK(runKx("presets nosuch").exitCode == 2);
+    CHECK_THAT(runKx("presets conv --arch sm_99").err, Catch::Contains("unknown arch 'sm_99'"));
 }

@@ -164,6 +164,36 @@ TEST_CASE("every shipped preset is valid on every arch it is offered for", "[swe
     CHECK(sets > 50);
 }
 
+// A set may name the problem it was tuned for: kx run --preset and the app's Start from run there,
+// the template's defaults under it and --size over it.
+TEST_CASE("a preselected set keeps the problem it names, in its order, under --size", "[sweep][preselected]") {
+    const Template& t = gemmMma();
+    const fs::path p = scratchFile("sized.xml", "<preselected template=\"gemm_mma\">\n"
+                                                "  <set name=\"skinny\" arches=\"sm_90\" size=\"M=16, N=8192,K=8192\"><config BM=\"64\"/></set>\n"
+                                                "  <set name=\"plain\" arches=\"sm_90\"><config BM=\"64\"/></set>\n</preselected>\n");
+    const auto sets = loadPreselected(t, p);
+    const PreselectedSet& skinny = findPreselected(sets, t, "skinny", "sm_90");
+    REQUIRE(skinny.sizes.size() == 3);
+    CHECK(skinny.sizes.front() == std::make_pair(std::string("M"), std::string("16")));
+    CHECK(preselectedSizesText(skinny) == "M=16, N=8192, K=8192");
+    CHECK(preselectedSizes(t, &skinny, {}) == SizeMap{{"M", 16}, {"N", 8192}, {"K", 8192}});
+    CHECK(preselectedSizes(t, &skinny, {{"N", "4096"}}) == SizeMap{{"M", 16}, {"N", 4096}, {"K", 8192}});
+    const PreselectedSet& plain = findPreselected(sets, t, "plain", "sm_90");
+    CHECK(plain.sizes.empty());
+    CHECK(preselectedSizesText(plain).empty());
+    CHECK(preselectedSizes(t, &plain, {{"M", "7"}}) == t.withSizes({{"M", "7"}}));
+    CHECK(preselectedSizes(t, nullptr, {}) == t.defaultSizes());
+    CHECK_THAT(errorOf([&] { preselectedSizes(t, &skinny, {{"Q", "1"}}); }), Catch::Contains("'Q' is not a problem size of gemm_mma"));
+
+    // The shipped sets that name a problem: conv's preset for ResNet-50's stage-3 3x3 layer.
+    const Template& conv = *library().find("conv");
+    const auto convSets = loadPreselected(conv);
+    const SizeMap layer = preselectedSizes(conv, &findPreselected(convSets, conv, "bwd_weight_3x3", "sm_90"), {});
+    CHECK(layer.at("C") == 128);
+    CHECK(layer.at("Hi") == 28);
+    CHECK(layer.at("Y") == 3);  // the default, left as it is
+}
+
 TEST_CASE("a malformed preselected file names its file and line", "[sweep][preselected]") {
     const Template& t = gemmMma();
     auto loadText = [&](const std::string& name, const std::string& text) {
@@ -196,6 +226,27 @@ TEST_CASE("a malformed preselected file names its file and line", "[sweep][prese
                                       "<preselected template=\"gemm_mma\">\n  <set name=\"a\" arches=\"sm_90\"><config/></set>\n"
                                       "  <set name=\"a\" arches=\"sm_80,sm_90\"><config/></set>\n</preselected>\n");
         CHECK_THAT(error, Catch::StartsWith(file + ":3: set 'a' is already defined for sm_90 at line 2"));
+    }
+    {
+        auto [file, error] = loadText("bad_size.xml",
+                                      "<preselected template=\"gemm_mma\">\n  <set name=\"a\" arches=\"sm_90\"\n"
+                                      "       size=\"M=16,Q=3\"><config/></set>\n</preselected>\n");
+        CHECK_THAT(error, Catch::StartsWith(file + ":2: set 'a': 'Q' is not a problem size of gemm_mma (sizes: M, N, K)"));
+    }
+    {
+        auto [file, error] = loadText("size_text.xml",
+                                      "<preselected template=\"gemm_mma\">\n  <set name=\"a\" arches=\"sm_90\" size=\"M=sixteen\"><config/></set>\n"
+                                      "  <set name=\"b\" arches=\"sm_90\" size=\"M\"><config/></set>\n</preselected>\n");
+        CHECK_THAT(error, Catch::StartsWith(file + ":2: set 'a': size M=sixteen is not an integer"));
+    }
+    {
+        auto [file, error] = loadText("size_item.xml", "<preselected template=\"gemm_mma\">\n  <set name=\"b\" arches=\"sm_90\" size=\"M\"><config/></set>\n</preselected>\n");
+        CHECK_THAT(error, Catch::StartsWith(file + ":2: set 'b': size=\"...\" expects NAME=VALUE items, got 'M'"));
+    }
+    {
+        auto [file, error] = loadText("size_twice.xml",
+                                      "<preselected template=\"gemm_mma\">\n  <set name=\"b\" arches=\"sm_90\" size=\"M=1,M=2\"><config/></set>\n</preselected>\n");
+        CHECK_THAT(error, Catch::StartsWith(file + ":2: set 'b' names size M twice"));
     }
     {
         auto [file, error] = loadText("other.xml", "<preselected template=\"gemm\">\n</preselected>\n");
