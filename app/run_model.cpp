@@ -48,6 +48,7 @@ void RunModel::resetSizes(const Template& tmpl) {
     m_sizeText.clear();
     for (const SizeSpec& s : tmpl.manifest().sizes) m_sizeText[s.name] = std::to_string(s.defaultValue);
     m_sizesTemplate = tmpl.id();
+    m_presetSizes.clear();
 }
 
 void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config, const Arch& arch, const CompileResult& compiled,

@@ -64,6 +64,13 @@ public:
     const std::map<std::string, std::string>& sizeText() const { return m_sizeText; }
     void resetSizes(const engine::Template& tmpl);
     const std::string& sizesTemplate() const { return m_sizesTemplate; }
+    // Notes that the sizes are now the problem preset `name` was tuned for (PresetModel::apply).
+    void markPresetSizes(const std::string& name) {
+        m_presetSizes = name;
+        m_presetSizeText = m_sizeText;
+    }
+    // That preset's name while the sizes are still the ones it set; empty after any edit.
+    std::string presetSizes() const { return m_sizeText == m_presetSizeText ? m_presetSizes : std::string(); }
 
     int reps = 20;
     // Count each run's DRAM, L2 and L1 bytes with the hardware counters (CUPTI), so that its
@@ -116,6 +123,8 @@ private:
     const engine::ArchDatabase* m_arches = nullptr;
     std::map<std::string, std::string> m_sizeText;
     std::string m_sizesTemplate;
+    std::string m_presetSizes;
+    std::map<std::string, std::string> m_presetSizeText;
     std::vector<RunRecord> m_history;
     std::vector<FinishedRun> m_finished;
     std::shared_ptr<engine::Job> m_job;

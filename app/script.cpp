@@ -45,6 +45,21 @@ std::optional<double> parseSeconds(const std::string& text) {
     return std::nullopt;
 }
 
+// print-launch: the launch geometry for the Run panel's sizes, the primary kernel, and the preset
+// whose problem the sizes are.
+void printLaunch(const ExplorerModel& model) {
+    std::string sizes;
+    for (const auto& [k, v] : model.sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
+    if (const auto& l = model.launch())
+        std::cerr << fmt::format("kernel-explorer: launch: grid {} x {} x {}, block {} x {} x {}, dynamic smem {} bytes, for {}\n", l->grid[0],
+                                 l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->dynamicSmemBytes, sizes);
+    else
+        std::cerr << fmt::format("kernel-explorer: launch: none ({})\n", model.launchError());
+    std::cerr << fmt::format("kernel-explorer: primary kernel: {}\n", model.primaryKernel());
+    if (const std::string preset = model.runs().presetSizes(); !preset.empty())
+        std::cerr << fmt::format("kernel-explorer: sizes: the problem preset {} was tuned for\n", preset);
+}
+
 }  // namespace
 
 void ScriptRunner::fail(const ScriptCommand& c, const std::string& reason) const {
@@ -350,17 +365,7 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
             }
         }
         break;
-    case ScriptCommand::Kind::PrintLaunch: {
-        std::string sizes;
-        for (const auto& [k, v] : model.sizes()) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", k, v);
-        if (const auto& l = model.launch())
-            std::cerr << fmt::format("kernel-explorer: launch: grid {} x {} x {}, block {} x {} x {}, dynamic smem {} bytes, for {}\n", l->grid[0],
-                                     l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->dynamicSmemBytes, sizes);
-        else
-            std::cerr << fmt::format("kernel-explorer: launch: none ({})\n", model.launchError());
-        std::cerr << fmt::format("kernel-explorer: primary kernel: {}\n", model.primaryKernel());
-        break;
-    }
+    case ScriptCommand::Kind::PrintLaunch: printLaunch(model); break;
     case ScriptCommand::Kind::PrintWaves:
         if (app.occupancy().wavesText().empty()) fail(c, "the Occupancy panel shows no waves (open it with 'tab occupancy' after a compile)");
         std::cerr << "kernel-explorer: waves: " << app.occupancy().wavesText() << "\n";

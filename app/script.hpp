@@ -9,7 +9,8 @@
 //   run-options KEY=VALUE... the Run panel's settings: counters=on|off (Count memory traffic),
 //                            reps=N, timeout=SECONDS (a run past it is a hang: the runner is killed)
 //   print-launch             print "kernel-explorer: launch: grid X x Y x Z, block X x Y x Z, dynamic smem B
-//                            bytes, for SIZES" (the geometry follows the Run panel's sizes from the next frame)
+//                            bytes, for SIZES" (the geometry follows the Run panel's sizes from the next frame),
+//                            and "kernel-explorer: sizes: the problem preset NAME was tuned for" while they are
 //   print-waves              print the Occupancy panel's waves line ("kernel-explorer: waves: on DEVICE: 288 blocks,
 //                            264 at once (132 SMs x 2): 2 waves, ..."); the panel must have been drawn
 //   tab source|ptx|sass|log  select a code tab

@@ -195,7 +195,7 @@ void ConfigView::drawPresets() {
                     m_editError = e.what();
                 }
             }
-            helpTooltip(p.help);
+            helpTooltip(p.sizes.empty() ? p.help : p.help + "\n\nTuned at " + p.sizes + ": choosing it sets the Run panel's sizes.");
         }
         ImGui::EndCombo();
     }

@@ -116,6 +116,13 @@ void RunView::drawControls() {
     if (runs.sizesTemplate() != tmpl->id()) runs.resetSizes(*tmpl);
 
     sectionHeader("Problem size");
+    if (const std::string preset = runs.presetSizes(); !preset.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, Theme::toVec4(pal.textDim));
+        ImGui::TextWrapped("The problem preset %s was tuned for", preset.c_str());
+        ImGui::PopStyleColor();
+        helpTooltip("Choosing a preset that names its problem (size=\"...\" in the template's preselected.xml) sets these sizes; "
+                    "kx run --preset " + preset + " runs there too. Edit any of them to run another problem.");
+    }
     const bool busy = runs.running();
     ImGui::BeginDisabled(busy);
     // The inputs line up after the longest size name ("M", or a convolution's "stride_d").

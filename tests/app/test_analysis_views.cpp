@@ -180,9 +180,10 @@ TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app
     requirePrerequisites();
     TempDir dir("launch_sizes");
     const fs::path script = writeScript(dir,
-                                        "template conv_wgmma\narch sm_90a\npreset channels_32\nframes 2\nprint-launch\n"
+                                        "template conv_wgmma\narch sm_90a\nset GATHER=halo SLICE=32 BN=32 MT=2 STAGES=2\nframes 2\nprint-launch\n"
                                         "size N=8,C=32,K=32 Di=64 Hi=64,Wi=64,Z=3 pad_d=1\nframes 2\nprint-launch\n"
-                                        "size N=x\nframes 2\nprint-launch\n");
+                                        "size N=x\nframes 2\nprint-launch\n"
+                                        "size N=32,C=64,K=64 Di=1 Hi=56,Wi=56,Z=1 pad_d=0\npreset channels_32\nframes 2\nprint-launch\n");
     const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "x.png").string() + "'");
     INFO(r.stderrText);
     REQUIRE(r.exitCode == 0);
@@ -190,11 +191,17 @@ TEST_CASE("gui: the launch geometry follows the Run panel's problem size", "[app
     std::istringstream in(r.stderrText);
     for (std::string line; std::getline(in, line);)
         if (line.rfind("kernel-explorer: launch: ", 0) == 0) lines.push_back(line);
-    REQUIRE(lines.size() == 3);
+    REQUIRE(lines.size() == 4);
     CHECK(lines[0].find("dynamic smem 98304 bytes, for C=64 Di=1") != std::string::npos);
     CHECK(lines[1].find("dynamic smem 203776 bytes, for C=32 Di=64") != std::string::npos);
     CHECK(lines[1].find("grid 8192 x 1 x 1") != std::string::npos);  // 8 x 64 planes of 8 x 2 tiles of 8 x 32 pixels
     CHECK(lines[2] == lines[0]);
+    // The preset for UNet's first layer brings that layer's sizes with it (its size="..." in preselected.xml),
+    // and the Run panel says whose they are until one is edited.
+    CHECK(lines[3] == lines[1]);
+    const std::string presetLine = "kernel-explorer: sizes: the problem preset channels_32 was tuned for\n";
+    CHECK(r.stderrText.find(presetLine) != std::string::npos);
+    CHECK(r.stderrText.find(presetLine) > r.stderrText.rfind("kernel-explorer: launch: "));  // only after the preset
 
     // A problem the template refuses has no launch; the Resources view still opens on the kernel
     // that does the work (named after the variant), not on a helper ptxas lists first.
