@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The non-GUI [gpu] tests in four processes spread over the machine's GPUs (two a GPU on a
+# machine with two): on one H200 the suite takes over ten minutes, on two about six and a half.
+# The last group is every case the others leave out, so a new case runs somewhere.
+# Usage: test_gpu_split.sh OUTDIR   (from the repository root, with build/bin/test_gpu built;
+# each group writes OUTDIR/test_gpu_N.txt; exit 1 when any group failed)
+set -uo pipefail
+out=$1
+mkdir -p "$out"
+test_gpu=${TEST_GPU:-build/bin/test_gpu}
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || gpus=1
+((gpus > 0)) || gpus=1
+groups=(
+  '"every parameter value*"'
+  '"every combination*","every preset*"'
+  '"conv*","gemm_mma*","stencil*","radix_sort*","attention_wgmma*"'
+  '~[gui] ~"every parameter value*" ~"every combination*" ~"every preset*" ~"conv*" ~"gemm_mma*" ~"stencil*" ~"radix_sort*" ~"attention_wgmma*"'
+)
+pids=()
+for i in "${!groups[@]}"; do
+  CUDA_VISIBLE_DEVICES=$(( i * gpus / ${#groups[@]} )) "$test_gpu" "${groups[$i]}" --durations yes > "$out/test_gpu_$i.txt" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { status=1; echo "group $i failed: $out/test_gpu_$i.txt"; }
+  tail -1 "$out/test_gpu_$i.txt" | sed "s/^/group $i: /"
+done
+exit $status
