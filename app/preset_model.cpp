@@ -50,12 +50,7 @@ void PresetModel::apply(const std::string& name) {
     if (!m_error.empty()) throw engine::InputError(m_error);
     const engine::PreselectedSet& set = engine::findPreselected(m_sets, *t, name, m_arch);
     m_model.setConfig(engine::preselectedConfigs(set, m_model.config()).front());
-    if (set.sizes.empty()) return;
-    // The defaults first: what the preset leaves out must not keep another problem's values.
-    RunModel& runs = m_model.runs();
-    runs.resetSizes(*t);
-    for (const auto& [size, value] : set.sizes) runs.sizeText()[size] = value;
-    runs.markPresetSizes(name);
+    m_model.runs().usePresetSizes(*t, set);
 }
 
 std::string PresetModel::current() {

@@ -51,6 +51,14 @@ void RunModel::resetSizes(const Template& tmpl) {
     m_presetSizes.clear();
 }
 
+void RunModel::usePresetSizes(const Template& tmpl, const engine::PreselectedSet& set) {
+    if (set.sizes.empty()) return;
+    resetSizes(tmpl);
+    for (const auto& [name, value] : set.sizes) m_sizeText[name] = value;
+    m_presetSizes = set.name;
+    m_presetSizeText = m_sizeText;
+}
+
 void RunModel::start(std::shared_ptr<const Template> tmpl, const Config& config, const Arch& arch, const CompileResult& compiled,
                      const std::string& source) {
     if (running()) return;

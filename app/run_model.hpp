@@ -10,6 +10,7 @@
 #include "analysis/roofline.hpp"
 #include "jobs/job_queue.hpp"
 #include "run/variant_run.hpp"
+#include "sweep/preselected.hpp"
 
 #include <chrono>
 #include <map>
@@ -64,11 +65,9 @@ public:
     const std::map<std::string, std::string>& sizeText() const { return m_sizeText; }
     void resetSizes(const engine::Template& tmpl);
     const std::string& sizesTemplate() const { return m_sizesTemplate; }
-    // Notes that the sizes are now the problem preset `name` was tuned for (PresetModel::apply).
-    void markPresetSizes(const std::string& name) {
-        m_presetSizes = name;
-        m_presetSizeText = m_sizeText;
-    }
+    // Sets the sizes to the problem a preselected set names (the template's defaults under it, so
+    // that nothing of another problem stays) and notes whose they are; nothing when it names none.
+    void usePresetSizes(const engine::Template& tmpl, const engine::PreselectedSet& set);
     // That preset's name while the sizes are still the ones it set; empty after any edit.
     std::string presetSizes() const { return m_sizeText == m_presetSizeText ? m_presetSizes : std::string(); }
 

@@ -159,7 +159,7 @@ bool ScriptRunner::stepSweep(const ScriptCommand& c, ExplorerApp& app) {
             if (std::find(names.begin(), names.end(), arg) == names.end())
                 fail(c, fmt::format("no preselected set '{}' for this template and arch (there are: {})", arg,
                                     names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
-            sweeps.preselected = arg;
+            sweeps.choosePreselected(arg);
         }
     } else if (c.argument == "sample") {
         const auto space = arg.find(' ');

@@ -123,8 +123,21 @@ std::vector<std::string> SweepModel::preselectedNames() const {
 
 std::string SweepModel::preselectedHelp(const std::string& name) const {
     for (const PreselectedSet& s : preselectedSets())
-        if (s.name == name) return fmt::format("{} ({} configs)", s.help, s.configs.size());
+        if (s.name == name)
+            return s.sizes.empty() ? fmt::format("{} ({} configs)", s.help, s.configs.size())
+                                   : fmt::format("{} ({} configs; tuned at {}: choosing it sets the Run panel's sizes)", s.help,
+                                                 s.configs.size(), preselectedSizesText(s));
     return m_preselectedError;
+}
+
+void SweepModel::choosePreselected(const std::string& name) {
+    syncSetup();  // a template chosen since the last frame would clear the set afterwards
+    preselected = name;
+    const Template* t = m_explorer.currentTemplate();
+    const Arch* arch = m_explorer.currentArch();
+    if (name.empty() || !t || !arch) return;
+    for (const PreselectedSet& s : preselectedSets())
+        if (s.name == name && s.coversArch(arch->name)) m_explorer.runs().usePresetSizes(*t, s);
 }
 
 SweepSpace SweepModel::space() const {

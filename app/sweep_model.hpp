@@ -83,6 +83,9 @@ public:
     std::string preselected;
     std::vector<std::string> preselectedNames() const;  // the sets covering the editor's arch
     std::string preselectedHelp(const std::string& name) const;
+    // Starts the space from set `name` (one of preselectedNames(), or "" for the editor's config);
+    // a set that names its problem sets the Run panel's sizes to it, as `kx sweep --preselected` runs there.
+    void choosePreselected(const std::string& name);
     // Draw this many configs of the space at random (0: all of them), repeatably with the seed.
     std::uint64_t sample = 0;
     std::uint64_t seed = 1;

@@ -154,7 +154,7 @@ void SweepView::drawSpaceOptions() {
     if (ImGui::BeginCombo("##preselected", current.c_str())) {
         if (ImGui::Selectable("the editor's config", m_sweeps.preselected.empty())) m_sweeps.preselected.clear();
         for (const std::string& name : sets) {
-            if (ImGui::Selectable(("preselected: " + name).c_str(), name == m_sweeps.preselected)) m_sweeps.preselected = name;
+            if (ImGui::Selectable(("preselected: " + name).c_str(), name == m_sweeps.preselected)) m_sweeps.choosePreselected(name);
             helpTooltip(m_sweeps.preselectedHelp(name));
         }
         ImGui::EndCombo();

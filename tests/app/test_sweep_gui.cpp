@@ -170,6 +170,27 @@ TEST_CASE("gui: bad sweep commands exit 2 naming file and line", "[app][gui][swe
     CHECK_THAT(b.stderrText, Catch::Contains(":2: 'sweep sample' takes a count (0: every config) and a seed, got 'some'"));
 }
 
+// conv's bwd_weight_3x3 names ResNet-50's stage-3 3x3 layer: choosing it for a sweep sets the Run
+// panel's sizes to that layer (as kx sweep --preselected runs there), so the sweep rates its waves
+// there: 18 tiles x 22 slices fill the 396 block slots of the arch's H100 exactly.
+TEST_CASE("gui: a preselected set that names its problem sweeps at it", "[app][gui][sweep]") {
+    requirePrerequisites();
+    TempDir dir("sweep_preset_sizes");
+    const fs::path csv = dir.path / "set.csv";
+    const fs::path script = writeScript(dir, "template conv\narch sm_90\nsweep preselected bwd_weight_3x3\nframes 2\nprint-launch\n"
+                                             "sweep start compile-only\nsweep wait\nsweep export " + csv.string() + "\n");
+    const RunResult r = runApp(dir, "--script '" + script.string() + "' --screenshot '" + (dir.path / "s.png").string() + "'");
+    INFO(r.stderrText);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.stderrText, Catch::Contains("for C=128 Di=1 G=1 Hi=28 K=128 N=32 Wi=28 X=3 Y=3") &&
+                                 Catch::Contains("kernel-explorer: sizes: the problem preset bwd_weight_3x3 was tuned for\n"));
+    const std::string table = readFile(csv);
+    INFO(table);
+    CHECK(count(table, "\n") == 2);
+    CHECK_THAT(table, Catch::Contains("\nbwd_weight,nhwgc,f16,128,64,32,64,32,4,22,conv_bwd_weight_f16_nhwgc_128x64x32_w64x32_s4_k22,compiled,") &&
+                          Catch::Contains(",registers,1,1.000,"));
+}
+
 TEST_CASE("gui: a sweep from a preselected set, sampled, over a compiler flag, exported as CSV and PNG", "[app][gui][sweep]") {
     requirePrerequisites();
     TempDir dir("sweep_preselected");
