@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 using namespace kx::test;
 
 TEST_CASE("kx --preset starts from the arch's tuned config, and --set still applies over it", "[cli][preset]") {
@@ -98,10 +100,14 @@ TEST_CASE("kx presets lists a template's sets for an arch, with the problem each
     const Outcome json = runKx("presets gemm_wgmma --json");
     REQUIRE(json.exitCode == 0);
     const nlohmann::json sets = nlohmann::json::parse(json.out);
-    REQUIRE(sets.size() >= 4);
-    CHECK(sets[0]["name"] == "decode_m16");
-    CHECK(sets[0]["preset"] == true);
-    CHECK(sets[0]["sizes"]["M"] == 16);
+    const auto decode = std::find_if(sets.begin(), sets.end(), [](const nlohmann::json& s) { return s["name"] == "decode_m16"; });
+    REQUIRE(decode != sets.end());
+    CHECK((*decode)["preset"] == true);
+    CHECK((*decode)["sizes"]["M"] == 16);
+    const auto skinny = std::find_if(sets.begin(), sets.end(), [](const nlohmann::json& s) { return s["name"] == "skinny"; });
+    REQUIRE(skinny != sets.end());
+    CHECK((*skinny)["preset"] == false);
+    CHECK((*skinny)["configs"] == 8);
     CHECK(runKx("presets nosuch").exitCode == 2);
     CHECK_THAT(runKx("presets conv --arch sm_99").err, Catch::Contains("unknown arch 'sm_99'"));
 }
