@@ -56,6 +56,17 @@ SizeMap variantSizes(const Template& tmpl, const VariantArgs& args, const std::v
     return preselectedSizes(tmpl, set ? &*set : nullptr, parseAssignments(sizeItems, "--size"));
 }
 
+std::string presetSizesNote(const Template& tmpl, const VariantArgs& args, const SizeMap& sizes, const std::string& archName) {
+    const auto set = presetSet(tmpl, args, archName);
+    if (!set || set->sizes.empty()) return "";
+    const SizeMap tuned = preselectedSizes(tmpl, &*set, {});
+    std::string differ;
+    for (const auto& [name, value] : tuned)
+        if (sizes.count(name) && sizes.at(name) != value) differ += (differ.empty() ? "" : ", ") + name;
+    if (differ.empty()) return "";
+    return "preset " + set->name + " was tuned at " + preselectedSizesText(*set) + "; these sizes differ in " + differ;
+}
+
 void checkVariantArgs(const Template& tmpl, const VariantArgs& args) {
     if (!args.preset.empty()) {
         const std::vector<PreselectedSet> sets = loadPreselected(tmpl);

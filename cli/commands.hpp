@@ -57,6 +57,10 @@ engine::Config variantConfig(const engine::Template& tmpl, const VariantArgs& ar
 // variantConfig does, or on a size the template does not take.
 engine::SizeMap variantSizes(const engine::Template& tmpl, const VariantArgs& args, const std::vector<std::string>& sizeItems,
                              const std::string& archName);
+// "preset NAME was tuned at M=16, N=8192, K=8192; these sizes differ in N, K" when --preset names
+// a set that carries its problem and `sizes` are not that problem; empty otherwise.
+std::string presetSizesNote(const engine::Template& tmpl, const VariantArgs& args, const engine::SizeMap& sizes,
+                            const std::string& archName);
 // What variantConfig can check before the arch is known (`--arch native` asks the GPU): that the
 // template has a preselected set of that name for some arch, and that every --set names a
 // parameter with an allowed value. Throws InputError saying which.

@@ -162,6 +162,7 @@ int run(const Context& ctx, const RunArgs& args) {
     const Config config = variantConfig(*tmpl, args.variant, archName);
     const SizeMap sizes = variantSizes(*tmpl, args.variant, args.sizes, archName);  // a preset may name its problem
     checkSizeTypes(*tmpl, sizes);
+    if (const std::string note = presetSizesNote(*tmpl, args.variant, sizes, archName); !note.empty()) std::cerr << "kx: " << note << "\n";
     const Arch* arch = args.variant.arch == "native" ? archForDevice(ctx.arches, archName, *tmpl, config) : ctx.arches.findArch(archName);
     if (!arch) throw InputError("unknown arch '" + archName + "'");
     if (args.variant.arch != "native" && !cubinRunsOn(*arch, device.value("compute_capability", "")))

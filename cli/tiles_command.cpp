@@ -253,6 +253,7 @@ int tiles(const Context& ctx, const TilesArgs& args) {
     if (scene.kind == TileScene::Kind::Gemm) printGemm(scene);
     else printBlocks(scene);
     fmt::print("  (SM and wave model: blocks dispatched in order, round-robin over the SMs, all equally long)\n");
+    if (const std::string note = presetSizesNote(*tmpl, args.variant, req.sizes, arch->name); !note.empty()) fmt::print("  ({})\n", note);
     return 0;
 }
 

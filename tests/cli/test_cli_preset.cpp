@@ -66,7 +66,12 @@ TEST_CASE("kx --preset runs at the problem the preset was tuned for, under --siz
     INFO(run.out << run.err);
     // ResNet-50's stage-3 3x3 layer from the preset, the batch from --size.
     CHECK_THAT(run.out, Catch::Contains("C=128 Di=1 G=1 Hi=28 K=128 N=2 Wi=28 X=3 Y=3"));
+    CHECK_THAT(run.err, Catch::Contains("kx: preset bwd_weight_3x3 was tuned at N=32, C=128, K=128, Hi=28, Wi=28; these sizes differ in N\n"));
     const Outcome plain = runKx("run conv --arch sm_90 --set direction=bwd_weight --reps 1 --warmup 0 --no-baseline --size N=2", fake);
+    CHECK_THAT(plain.err, !Catch::Contains("was tuned at"));
+    const Outcome text = runKx("tiles conv --arch sm_90 --preset bwd_weight_3x3 --size C=64,K=64,Hi=56,Wi=56");
+    CHECK_THAT(text.out, Catch::Contains("  (preset bwd_weight_3x3 was tuned at N=32, C=128, K=128, Hi=28, Wi=28; these sizes differ in C, Hi, K, Wi)\n"));
+    CHECK_THAT(runKx("tiles conv --arch sm_90 --preset bwd_weight_3x3").out, !Catch::Contains("was tuned at"));
     CHECK_THAT(plain.out, Catch::Contains("C=64 Di=1 G=1 Hi=56 K=64 N=2 Wi=56"));
 
     // A sweep of the set rates its waves at the layer: 18 tiles x 22 slices fill the 396 slots of an H200.
