@@ -20,7 +20,7 @@ scripts/install-deps.sh --sanitizers >/dev/null
 
 cmake --preset "$preset" >/dev/null
 targets=(fuzz_manifest fuzz_arch fuzz_expression fuzz_session fuzz_tutorial fuzz_render fuzz_occupancy_csv fuzz_run_reply
-         fuzz_runner_request fuzz_share)
+         fuzz_runner_request fuzz_share fuzz_preselected)
 cmake --build --preset "$preset" -j "$jobs" --target "${targets[@]}"
 
 corpus=$build/corpus
@@ -94,6 +94,13 @@ done
   printf '%s' '<problem><size name=\"n\" default=\"1024\"/></problem><launch grid-x=\"ceil_div(n,BLOCK)\" block-x=\"BLOCK\"/></template>",'
   printf '%s' '"kernel.cu":"extern \"C\" __global__ void ${KERNEL_NAME}(float* p) { p[threadIdx.x] *= 2; }"}}'
 } > "$corpus/fuzz_share/user_json"
+# fuzz_preselected: every shipped preselected.xml, its first byte the template's index in
+# `kx templates`' order (the order fuzz_preselected.cpp picks from).
+i=0
+for t in $(build/bin/kx templates --json 2>/dev/null | python3 -c 'import json,sys; [print(t["id"]) for t in json.load(sys.stdin)]'); do
+  [[ -f templates/$t/preselected.xml ]] && { printf "\\$(printf '%03o' $i)"; cat "templates/$t/preselected.xml"; } > "$corpus/fuzz_preselected/$t.xml"
+  i=$((i + 1))
+done
 # fuzz_runner_request: the run request of runner/PROTOCOL.md.
 awk '/^### `run`/{f=1} f&&/^```json/{g=1;next} g&&/^```/{exit} g' runner/PROTOCOL.md > "$corpus/fuzz_runner_request/run.json"
 sed 's/"launches":\[.*/"kernel":"k","grid":[1,1,1],"block":[256,1,1],"dynamic_smem":0,/' "$corpus/fuzz_runner_request/run.json" \
