@@ -177,6 +177,18 @@ int listArches(const Context& ctx, bool json) {
     return 0;
 }
 
+namespace {
+
+// "direction=bwd_weight, BM=128, ..., flags maxrregcount=128": what a preset lays over the config.
+std::string presetValuesText(const PreselectedConfig& config) {
+    std::string text;
+    for (const auto& [name, value] : config.values) text += (text.empty() ? "" : ", ") + name + "=" + value;
+    if (!config.flags.empty()) text += (text.empty() ? "flags " : ", flags ") + config.flags;
+    return text;
+}
+
+}  // namespace
+
 int listPresets(const Context& ctx, const std::string& templateId, const std::string& archName, bool json) {
     const auto tmpl = ctx.templates.find(templateId);
     if (!tmpl) throw InputError("unknown template '" + templateId + "' (see 'kx templates')");
@@ -189,8 +201,10 @@ int listPresets(const Context& ctx, const std::string& templateId, const std::st
         for (const PreselectedSet& s : sets) {
             nlohmann::json sizes = nlohmann::json::object();
             for (const auto& [name, value] : s.sizes) sizes[name] = std::stoll(value);  // checked integers
+            nlohmann::json configs = nlohmann::json::array();
+            for (const PreselectedConfig& c : s.configs) configs.push_back({{"values", c.values}, {"flags", c.flags}});
             list.push_back({{"name", s.name}, {"arches", s.arches}, {"configs", s.configs.size()}, {"preset", s.configs.size() == 1},
-                            {"sizes", sizes}, {"help", s.help}, {"file", s.file}, {"line", s.line}});
+                            {"sizes", sizes}, {"help", s.help}, {"values", configs}, {"file", s.file}, {"line", s.line}});
         }
         std::cout << list.dump(2) << "\n";
         return 0;
@@ -206,6 +220,7 @@ int listPresets(const Context& ctx, const std::string& templateId, const std::st
         const std::string kind = s.configs.size() == 1 ? "preset" : std::to_string(s.configs.size());
         fmt::print("{:<24} {:<8} {:<22} {}\n", s.name, kind, arches, s.sizes.empty() ? "the template's default sizes" : preselectedSizesText(s));
         if (!s.help.empty()) fmt::print("    {}\n", s.help);
+        if (s.configs.size() == 1) fmt::print("    sets {}\n", presetValuesText(s.configs.front()));
     }
     fmt::print("A preset (a set of one config): kx run {} --arch ARCH --preset NAME, at its problem unless --size says otherwise.\n"
                "A set of several: kx sweep {} --arch ARCH --preselected NAME.\n", tmpl->id(), tmpl->id());

@@ -97,6 +97,9 @@ TEST_CASE("kx presets lists a template's sets for an arch, with the problem each
     REQUIRE(conv.exitCode == 0);
     CHECK_THAT(conv.out, Catch::Contains("bwd_weight_3x3           preset   sm_90                  N=32, C=128, K=128, Hi=28, Wi=28\n"));
     CHECK_THAT(conv.out, Catch::Contains("    Backward weight of a 3x3 layer with 128 filters (ResNet-50's stage 3)"));
+    CHECK_THAT(conv.out, Catch::Contains("    sets BK=32, BM=128, BN=64, SPLITK=22, STAGES=4, WM=64, WN=32, direction=bwd_weight\n"));
+    const Outcome stencil = runKx("presets stencil --arch sm_90");
+    CHECK_THAT(stencil.out, Catch::Contains(", flags maxrregcount=128\n"));
     const Outcome gemm = runKx("presets gemm_mma --arch sm_90");
     CHECK_THAT(gemm.out, Catch::Contains("tensor_core_tiles") && Catch::Contains("the template's default sizes"));
     const Outcome none = runKx("presets conv --arch sm_80");
@@ -113,6 +116,8 @@ TEST_CASE("kx presets lists a template's sets for an arch, with the problem each
     REQUIRE(skinny != sets.end());
     CHECK((*skinny)["preset"] == false);
     CHECK((*skinny)["configs"] == 8);
+    CHECK((*skinny)["values"].size() == 8);
+    CHECK((*decode)["values"][0]["values"]["SWAP_AB"] == "1");
     CHECK(runKx("presets nosuch").exitCode == 2);
     CHECK_THAT(runKx("presets conv --arch sm_99").err, Catch::Contains("unknown arch 'sm_99'"));
 }
