@@ -2,6 +2,8 @@
 // cache entries and scratch files.
 #pragma once
 
+#include "compile/memory_cache.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -28,10 +30,9 @@ std::string uniqueSuffix();
 
 // The result kept in memory under key, if any; memory is read under mutex.
 template <class Result>
-std::optional<Result> findInMemory(std::mutex& mutex, const std::unordered_map<std::string, Result>& memory, const std::string& key) {
+std::optional<Result> findInMemory(std::mutex& mutex, MemoryCache<Result>& memory, const std::string& key) {
     std::lock_guard lock(mutex);
-    if (auto it = memory.find(key); it != memory.end()) return it->second;
-    return std::nullopt;
+    return memory.find(key);
 }
 
 // The meta.json of the entry in dir, parsed; none when there is no cache (an empty cacheDir), no
@@ -42,7 +43,7 @@ std::optional<nlohmann::json> readCacheMeta(const std::filesystem::path& cacheDi
 // memory. None when neither holds it, or when read throws on a damaged entry (the caller compiles
 // again and overwrites it).
 template <class Result, class Read>
-std::optional<Result> findCached(std::mutex& mutex, std::unordered_map<std::string, Result>& memory, const std::filesystem::path& cacheDir,
+std::optional<Result> findCached(std::mutex& mutex, MemoryCache<Result>& memory, const std::filesystem::path& cacheDir,
                                  const std::string& key, Read read) {
     if (auto kept = findInMemory(mutex, memory, key)) return kept;
     const std::optional<nlohmann::json> meta = readCacheMeta(cacheDir, key);
@@ -51,7 +52,7 @@ std::optional<Result> findCached(std::mutex& mutex, std::unordered_map<std::stri
         Result r = read(*meta, cacheDir / key);
         r.cacheKey = key;
         std::lock_guard lock(mutex);
-        memory[key] = r;
+        memory.put(key, r);
         return r;
     } catch (const std::exception&) {
         return std::nullopt;

@@ -114,7 +114,10 @@ std::string compileCacheKey(const CompileRequest& request) {
     return hashHex128(material);
 }
 
-Compiler::Compiler(fs::path cacheDir) : m_cacheDir(std::move(cacheDir)) {
+Compiler::Compiler(fs::path cacheDir, std::size_t memoryBudgetBytes)
+    : m_cacheDir(std::move(cacheDir)), m_memory(memoryBudgetBytes, [](const CompileResult& r) {
+          return r.ptx.size() + r.cubin.size() + r.log.size() + r.cacheKey.size() + sizeof(CompileResult);
+      }) {
     if (!m_cacheDir.empty()) {
         std::error_code ec;
         fs::create_directories(m_cacheDir, ec);
@@ -142,7 +145,7 @@ std::optional<CompileResult> Compiler::lookup(const std::string& key) {
 void Compiler::store(const CompileResult& result, bool persist) {
     {
         std::lock_guard lock(m_mutex);
-        m_memory[result.cacheKey] = result;
+        m_memory.put(result.cacheKey, result);
     }
     if (m_cacheDir.empty() || !persist) return;
     const nlohmann::json meta = {{"ok", result.ok}, {"assembled", result.assembled}, {"arch", result.arch},
@@ -158,7 +161,7 @@ bool Compiler::claim(const std::string& key) {
         waited = true;
         m_released.wait(lock);
     }
-    if (waited && m_memory.count(key) != 0) return false;
+    if (waited && m_memory.contains(key)) return false;
     m_inFlight.insert(key);
     return true;
 }

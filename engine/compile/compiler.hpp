@@ -7,6 +7,7 @@
 #pragma once
 
 #include "analysis/sass_listing.hpp"
+#include "compile/memory_cache.hpp"
 
 #include <condition_variable>
 #include <filesystem>
@@ -116,7 +117,10 @@ std::vector<CompileDiagnostic> parseCompileDiagnostics(std::string_view log);
 // Never throws for compile errors: ok=false with the log.
 class Compiler {
 public:
-    explicit Compiler(std::filesystem::path cacheDir);
+    // Results kept in memory hold at most memoryBudgetBytes of PTX, CUBIN and logs (the least
+    // recently used are dropped; compile_files::MemoryCache).
+    static constexpr std::size_t kMemoryBudgetBytes = std::size_t{256} << 20;
+    explicit Compiler(std::filesystem::path cacheDir, std::size_t memoryBudgetBytes = kMemoryBudgetBytes);
 
     // Source to PTX only (assembled = false): the fast first stage. persist = false keeps a new
     // result in memory only (speculative compiles should not fill the disk).
@@ -139,7 +143,7 @@ private:
     std::filesystem::path m_cacheDir;
     std::mutex m_mutex;
     std::condition_variable m_released;
-    std::unordered_map<std::string, CompileResult> m_memory;
+    compile_files::MemoryCache<CompileResult> m_memory;
     std::unordered_set<std::string> m_inFlight;
 };
 

@@ -291,7 +291,10 @@ std::vector<CompileDiagnostic> parseClangDiagnostics(std::string_view log) {
     return out;
 }
 
-HipCompiler::HipCompiler(fs::path cacheDir, fs::path prelude) : m_cacheDir(std::move(cacheDir)), m_prelude(std::move(prelude)) {
+HipCompiler::HipCompiler(fs::path cacheDir, fs::path prelude)
+    : m_cacheDir(std::move(cacheDir)), m_prelude(std::move(prelude)), m_memory(std::size_t{256} << 20, [](const HipCompileResult& r) {
+          return r.isa.size() + r.codeObject.size() + r.log.size() + r.cacheKey.size() + sizeof(HipCompileResult);
+      }) {
     m_preludeText = readFile(m_prelude);
     if (!m_cacheDir.empty()) {
         std::error_code ec;
@@ -325,7 +328,7 @@ std::optional<HipCompileResult> HipCompiler::lookup(const std::string& key) {
 void HipCompiler::store(const HipCompileResult& result) {
     {
         std::lock_guard lock(m_mutex);
-        m_memory[result.cacheKey] = result;
+        m_memory.put(result.cacheKey, result);
     }
     if (m_cacheDir.empty()) return;
     nlohmann::json kernels = nlohmann::json::array();

@@ -96,6 +96,8 @@ class HipCompiler {
 public:
     // cacheDir: an empty path keeps results in memory only. prelude: the device prelude
     // force-included into every compile.
+    // Results kept in memory hold at most 256 MiB of ISA, code objects and logs (the least
+    // recently used are dropped; compile_files::MemoryCache).
     explicit HipCompiler(std::filesystem::path cacheDir, std::filesystem::path prelude = defaultHipPrelude());
 
     HipCompileResult compile(const HipCompileRequest& request);
@@ -111,7 +113,7 @@ private:
     std::filesystem::path m_prelude;
     std::string m_preludeText;
     std::mutex m_mutex;
-    std::unordered_map<std::string, HipCompileResult> m_memory;
+    compile_files::MemoryCache<HipCompileResult> m_memory;
 };
 
 }  // namespace kx::engine

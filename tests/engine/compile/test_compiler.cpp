@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <optional>
 
 using namespace kx::engine;
 
@@ -121,6 +122,41 @@ TEST_CASE("the cache key covers source, arch and options, and hits come from mem
     REQUIRE(fromDisk.kernels.size() == 1);
     CHECK(fromDisk.kernels[0].sharedBytes == 1024);
     std::filesystem::remove_all(dir);
+}
+
+// The memory cache keeps the most recently used results within its byte budget: a long session's
+// compiles must not grow without end. What it drops compiles again, or comes from disk.
+TEST_CASE("the compilers' memory cache drops the least recently used results past its budget", "[compile]") {
+    compile_files::MemoryCache<std::string> cache(10, [](const std::string& s) { return s.size(); });
+    cache.put("a", "aaaa");
+    cache.put("b", "bbbb");
+    CHECK(cache.bytes() == 8);
+    CHECK(cache.find("a") == std::optional<std::string>("aaaa"));  // now a is the most recently used
+    cache.put("c", "cccc");                                         // 12 bytes: b goes
+    CHECK(cache.contains("a"));
+    CHECK_FALSE(cache.contains("b"));
+    CHECK(cache.contains("c"));
+    CHECK(cache.bytes() == 8);
+    cache.put("a", "a");  // replaced, not counted twice
+    CHECK(cache.bytes() == 5);
+    CHECK(cache.size() == 2);
+    cache.put("big", std::string(40, 'x'));  // over the budget alone: kept, everything else dropped
+    CHECK(cache.size() == 1);
+    CHECK(cache.contains("big"));
+    CHECK(cache.bytes() == 40);
+    CHECK_FALSE(cache.find("a"));
+
+    // A compiler with no room in memory: the newest result is still served from memory, an older one
+    // compiles again (without a disk cache).
+    const CompileRequest one{kGoodKernel, "scale.cu", "sm_90", {}};
+    CompileRequest two = one;
+    two.arch = "sm_80";
+    Compiler tiny({}, 1);
+    CHECK_FALSE(tiny.compilePtx(one).fromCache);
+    CHECK(tiny.compilePtx(one).fromCache);
+    CHECK_FALSE(tiny.compilePtx(two).fromCache);
+    CHECK_FALSE(tiny.compilePtx(one).fromCache);
+    CHECK(tiny.compilePtx(one).ok);
 }
 
 TEST_CASE("every architecture NVRTC lists is accepted", "[compile]") {
