@@ -126,7 +126,7 @@ TEST_CASE("the cache key covers source, arch and options, and hits come from mem
 
 // The memory cache keeps the most recently used results within its byte budget: a long session's
 // compiles must not grow without end. What it drops compiles again, or comes from disk.
-TEST_CASE("the compilers' memory cache drops the least recently used results past its budget", "[compile]") {
+TEST_CASE("the compilers' memory cache drops the least recently used results past its budget", "[compile][reliability]") {
     compile_files::MemoryCache<std::string> cache(10, [](const std::string& s) { return s.size(); });
     cache.put("a", "aaaa");
     cache.put("b", "bbbb");
