@@ -279,14 +279,20 @@ const Arch& sweptArch(const Context& ctx, const SweepArgs& args, const Template&
     return *arch;
 }
 
-// The sizes swept at: a preselected set's problem (else the preset's), under --size.
-SizeMap sweptSizes(const SweepArgs& args, const Template& tmpl, const Arch& arch) {
-    if (!args.preselected.empty()) {
+// The sizes swept at: a preselected set's problem (else the preset's), under --size. *problemOf
+// names the set or preset whose problem it is ("" when neither names one).
+SizeMap sweptSizes(const SweepArgs& args, const Template& tmpl, const Arch& arch, std::string* problemOf) {
+    if (!args.preselected.empty() || !args.variant.preset.empty()) {
         const auto sets = loadPreselected(tmpl);
-        const PreselectedSet& set = findPreselected(sets, tmpl, args.preselected, arch.name);
-        if (!set.sizes.empty()) return preselectedSizes(tmpl, &set, parseAssignments(args.sizes, "--size"));
+        for (const std::string& name : {args.preselected, args.variant.preset}) {
+            if (name.empty()) continue;
+            const PreselectedSet& set = findPreselected(sets, tmpl, name, arch.name);
+            if (set.sizes.empty()) continue;
+            *problemOf = (name == args.preselected ? "set " : "preset ") + name + ": " + preselectedSizesText(set);
+            return preselectedSizes(tmpl, &set, parseAssignments(args.sizes, "--size"));
+        }
     }
-    return variantSizes(tmpl, args.variant, args.sizes, arch.name);
+    return tmpl.withSizes(parseAssignments(args.sizes, "--size"));
 }
 
 // The space's bases: a preselected set and a config list, else the base config alone.
@@ -445,7 +451,8 @@ int sweep(const Context& ctx, const SweepArgs& args) {
     findGpus(args, runners, gpus, devices);
     Config base;
     const Arch* arch = &sweptArch(ctx, args, *tmpl, gpus, devices, base);
-    const SizeMap sizes = sweptSizes(args, *tmpl, *arch);
+    std::string problemOf;
+    const SizeMap sizes = sweptSizes(args, *tmpl, *arch, &problemOf);
 
     const SweepSpace space = makeSpace(*tmpl, spaceBases(args, *tmpl, base, *arch), args.varies);
     std::vector<Config> configs = sweptConfigs(args, *tmpl, *arch, space);
@@ -476,6 +483,8 @@ int sweep(const Context& ctx, const SweepArgs& args) {
         std::cerr << fmt::format("kx: sweeping {} config{} of {} for {} ({} in the space){}\n", configs.size(), configs.size() == 1 ? "" : "s",
                                  tmpl->id(), arch->name, space.size(),
                                  devices.empty() ? ", compile only" : fmt::format(" on {} GPU{}", devices.size(), devices.size() == 1 ? "" : "s"));
+    if (!args.json && !problemOf.empty())
+        std::cerr << "kx: at the problem of " << problemOf << (args.sizes.empty() ? "" : ", under --size") << "\n";
 
     Compiler compiler(cacheRoot() / "nvrtc");
     g_stopSignal.store(0);

@@ -78,6 +78,7 @@ TEST_CASE("kx --preset runs at the problem the preset was tuned for, under --siz
     const Outcome sweep = runKx("sweep conv --arch sm_90 --preselected bwd_weight_3x3 --compile-only --roofline-device h200_sxm");
     INFO(sweep.err);
     CHECK_THAT(sweep.out, Catch::Contains("conv_bwd_weight_f16_nhwgc_128x64x32_w64x32_s4_k22") && Catch::Contains("    1 100%   "));
+    CHECK_THAT(sweep.err, Catch::Contains("kx: at the problem of set bwd_weight_3x3: N=32, C=128, K=128, Hi=28, Wi=28\n"));
 
     const Outcome tiles = runKx("tiles gemm_wgmma --arch sm_90a --preset decode_m16 --json");
     INFO(tiles.err);
