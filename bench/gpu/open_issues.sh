@@ -8,7 +8,8 @@
 #                D=64 and 256 with their presets), softmax,
 #                LayerNorm and RMSNorm presets (16384 x 8192), the fused ops against their unfused
 #                sequences (residual + LayerNorm, softmax + dropout, SwiGLU, GeGLU, RMSNorm + RoPE,
-#                LayerNorm + Linear, normalised in registers and folded); then PyTorch on the same
+#                LayerNorm + Linear, normalised in registers, folded, and with X read once at N = 64
+#                and 128); then PyTorch on the same
 #                shapes in the same job (torch_same_job.py: SDPA, softmax, layer_norm, rms_norm and
 #                the unfused sequences), written to OUTDIR/transformer_torch.md
 #   conv         conv_wgmma on ResNet-50 and 3-D UNet layers against cuDNN (conv_bench.sh)
@@ -66,6 +67,11 @@ transformer() {
   run $p norm_rope "RMSNorm + RoPE (default)"
   run $p ln_linear_wgmma "LayerNorm + Linear (default)"
   run $p ln_linear_wgmma "LayerNorm + Linear, preset folded" --preset folded
+  # Few output columns, where reading X bounds the GEMM: X read once (the presets carry M, N, K).
+  for n in 64 128; do
+    run $p ln_linear_wgmma "LayerNorm + Linear, N = $n, preset one_pass_n$n" --preset one_pass_n$n
+    run $p ln_linear_wgmma "LayerNorm + Linear, N = $n, folded" --set NORM=folded,BN=$n --size M=32768,N=$n,K=4096
+  done
 }
 
 generic() {

@@ -3,7 +3,8 @@
 each kernel's time against it: scaled_dot_product_attention for the attention runs (the default
 dispatch, which is what a PyTorch user gets, and each backend on its own), softmax, layer_norm and
 rms_norm for the row ops, and PyTorch's unfused sequences for the fused ops (x + r then
-layer_norm, softmax then dropout, silu/gelu(gate) * up, rms_norm then the rotary embedding).
+layer_norm, softmax then dropout, silu/gelu(gate) * up, rms_norm then the rotary embedding,
+layer_norm then linear).
 Timed like kx: CUDA events around each call after warm-up, median of many runs.
 
 Reads the runs from open_issues.sh's transformer part (one kx run --json per line, with its
@@ -105,7 +106,20 @@ def norm_rope(run, sizes):
     return f"rms_norm, then the rotary embedding (unfused), {tokens} x {heads} x {d}", median_ms(lambda: rope(F.rms_norm(q, (d,), w))), ""
 
 
-TIMERS = {"attention": attention, "attention_wgmma": attention, "rownorm": rows_op, "glu": glu, "norm_rope": norm_rope}
+def ln_linear(run, sizes):
+    m = re.match(r"ln_linear(?:_wgmma)?_(f16|bf16)_", run["variant"])
+    dtype = DTYPES[m.group(1)]
+    rows, cols, k = sizes["M"], sizes["N"], sizes["K"]
+    x = torch.rand(rows, k, device=dev, dtype=dtype) * 4 - 1
+    w = torch.rand(cols, k, device=dev, dtype=dtype) * 2 - 1
+    gamma = torch.rand(k, device=dev, dtype=dtype) + 0.5
+    beta = torch.rand(k, device=dev, dtype=dtype) - 0.5
+    return (f"layer_norm, then linear (unfused), {rows} x {k} by {cols} x {k}",
+            median_ms(lambda: F.linear(F.layer_norm(x, (k,), gamma, beta), w)), "")
+
+
+TIMERS = {"attention": attention, "attention_wgmma": attention, "rownorm": rows_op, "glu": glu, "norm_rope": norm_rope,
+          "ln_linear": ln_linear, "ln_linear_wgmma": ln_linear}
 
 print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}, median of {reps} calls after 5 warm-up calls, "
       f"in the same job as the kernels' runs ({runs_file.split('/')[-1]}). Above 100 % the kernel is faster.\n")

@@ -9,7 +9,9 @@
 // Normalisation: registers. registers: X normalised in the consumers' registers every k-slice.
 // folded: LayerNorm(X) W^T = rstd (X Wf^T - mean c) + d with Wf = W scaled by gamma along k,
 // c_n = sum_k Wf_nk and d_n = sum_k beta_k W_nk, made once by an untimed prepare launch (fold):
-// the main loop is a plain GEMM of raw X, the statistics applied in the epilogue.
+// the main loop is a plain GEMM of raw X, the statistics applied in the epilogue. one_pass:
+// folded, with each row's statistics added up by the consumers from the stages of X in that
+// main loop, so X is read once and no statistics kernel runs.
 //
 // Index
 //   [SECTION] Configuration
@@ -49,7 +51,12 @@ constexpr int kMT = 1;
 constexpr int kStages = 4;
 constexpr int kGroupM = 8;
 constexpr float kEps = 1e-5f;
-constexpr bool kFolded = 0 != 0;       // NORM=folded: a plain GEMM of raw X by gamma-scaled W
+constexpr bool kFolded = 0 != 0;       // NORM=folded or one_pass: a plain GEMM of raw X by gamma-scaled W
+constexpr bool kOnePass = 0 != 0;    // NORM=one_pass: the rows' statistics from the main loop's stages
+// Who frees a stage: one pass, every warp reads X's rows from it with plain loads, so each
+// warp's lane 0 arrives once the warp's reads are done; otherwise the tensor cores are the
+// only readers, and wgmma.wait_group covers the warpgroup, so one thread arrives for it.
+constexpr int kStageReleasers = kOnePass ? 4 : 1;
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kATileBytes = kBM * kBK * 2, kBTileBytes = kBN * kBK * 2;
 constexpr int kStageBytes = kATileBytes + kBTileBytes;
@@ -344,6 +351,28 @@ __device__ __forceinline__ unsigned normalisePair(unsigned packed, float rstd, f
     return packPair(fmaf(fmaf(float(x[0]), rstd, shift), g.x, b.x), fmaf(fmaf(float(x[1]), rstd, shift), g.y, b.y));
 }
 
+// one_pass: a row's running sums of (x - shift) and its square, shift being the row's first
+// element. Shifted by a value of the row, the sum of squares does not cancel catastrophically
+// when the mean is large against the spread.
+struct RowSums {
+    float shift = 0.0f, sum = 0.0f, squares = 0.0f;
+};
+
+// Adds eight elements of a row (one 16-byte chunk of the swizzled stage) to its sums.
+__device__ __forceinline__ void addChunk(RowSums& s, uint4 chunk) {
+    const unsigned words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const T* pair = reinterpret_cast<const T*>(&words[i]);
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const float d = float(pair[e]) - s.shift;
+            s.sum += d;
+            s.squares = fmaf(d, d, s.squares);
+        }
+    }
+}
+
 }  // namespace kx_ln_linear_wgmma
 
 using namespace kx_ln_linear_wgmma;
@@ -480,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     const unsigned smemBase = (smemAddress(smemRaw) + 1023) & ~1023u;
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
 
-    initStageBarriers(fullBar, emptyBar, kStages, kConsumers);
+    initStageBarriers(fullBar, emptyBar, kStages, kConsumers * kStageReleasers);
 
     const int blocksM = (M + kBM - 1) / kBM, blocksN = (N + kBN - 1) / kBN;
     const int tiles = blocksM * blocksN;
@@ -539,7 +568,35 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     float rstd[kMT][2], shift[kMT][2];  // the thread's rows lane/4 and +8 of each m64 block
     int slice = 0;
     auto release = [&](int stage) {
-        if (t == 0) mbarrierArrive(smemAddress(&emptyBar[stage]));
+        if constexpr (kOnePass) {
+            __syncwarp();  // the warp's loads from the stage come before its arrival
+            if (lane == 0) mbarrierArrive(smemAddress(&emptyBar[stage]));
+        } else if (t == 0) {
+            mbarrierArrive(smemAddress(&emptyBar[stage]));
+        }
+    };
+    // one_pass: the sums of the thread's rows lane/4 and +8 of each m64 block. The four threads
+    // of a row (q = lane % 4) each read two of its eight 16-byte chunks per slice: physical
+    // chunks q + 4p and q + 4(1 - p), p the row's parity, so the eight threads of a
+    // quarter-warp (two rows) read eight different chunks, every bank once. In the swizzled
+    // stage physical chunk c of row r holds columns 8 (c ^ (r % 8)) and on.
+    RowSums rowSums[kMT][2];
+    auto addSlice = [&](unsigned xTile, int kt) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = (consumer * kMT + mt) * 64 + warp * 16 + lane / 4 + 8 * h;
+                const unsigned char* rowBytes = smemRaw + (xTile - smemAddress(smemRaw)) + r * 128;
+                RowSums& s = rowSums[mt][h];
+                if (kt == 0) s.shift = float(*reinterpret_cast<const T*>(rowBytes + (r % 8) * 16));  // column 0
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const int physical = q + 4 * ((r % 2) ^ c);
+                    if (kt * kBK + 8 * (physical ^ (r % 8)) < K)  // chunks past K are the TMA's zeros
+                        addChunk(s, *reinterpret_cast<const uint4*>(rowBytes + physical * 16));
+                }
+            }
     };
     // Slice kt's normalised A fragments, built from its stage once it is full.
     auto buildFragments = [&](unsigned (&frag)[kMT][kKSteps][4], int kt, int stage) {
@@ -610,7 +667,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             for (int h = 0; h < 2; ++h) {
                 // Rows past M normalise to beta; their outputs are never stored.
                 const int r = row + (consumer * kMT + mt) * 64 + warp * 16 + lane / 4 + 8 * h;
-                const float2 s = r < M ? __ldg(reinterpret_cast<const float2*>(stats) + r) : make_float2(0.0f, 0.0f);
+                const float2 s = !kOnePass && r < M ? __ldg(reinterpret_cast<const float2*>(stats) + r) : make_float2(0.0f, 0.0f);
                 rstd[mt][h] = s.y;
                 shift[mt][h] = -s.x * s.y;
             }
@@ -629,6 +686,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     for (int mt = 0; mt < kMT; ++mt)
                         wgmmaSS(acc[mt], descriptor(xTile + (consumer * kMT + mt) * 64 * 128 + ks * 32), descriptor(wTile + ks * 32), 1);
                 wgmmaCommit();
+                if constexpr (kOnePass) addSlice(xTile, kt);  // beside the tensor cores, from the same stage
                 wgmmaWait<1>();
                 if (kt > 0) release((slice + kStages - 1) % kStages);
                 ++slice;
@@ -642,6 +700,24 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmmaWait<0>();
         release((slice + kStages - 1) % kStages);
+        if constexpr (kOnePass) {
+            // The row's four threads' sums, then its mean and 1/std: var = E[d^2] - E[d]^2 with
+            // d = x - shift. Rows past M are the TMA's zeros, never stored.
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    RowSums& s = rowSums[mt][h];
+                    for (int offset = 1; offset < 4; offset *= 2) {
+                        s.sum += __shfl_xor_sync(0xffffffffu, s.sum, offset);
+                        s.squares += __shfl_xor_sync(0xffffffffu, s.squares, offset);
+                    }
+                    const float meanShift = s.sum / K;
+                    rstd[mt][h] = rsqrtf(fmaxf(s.squares / K - meanShift * meanShift, 0.0f) + kEps);
+                    shift[mt][h] = -(s.shift + meanShift) * rstd[mt][h];
+                    s = RowSums{};
+                }
+        }
         if constexpr (kFolded) {
             consumerSync();  // every thread's reads of the last tile's sums are done
             if (t < kBN / 2) tileSums[consumer][t] = mySums;

@@ -1,7 +1,7 @@
 // The LayerNorm + Linear reference: layerNormRow against the textbook formula, and the check's
 // verdicts: a result computed the kernel's way (fp32 statistics, the normalised row rounded to
 // f16, fp32 sums; or folded: gamma-scaled W rounded to f16, raw X, the statistics applied after
-// the sums) passes; a result that skipped the normalisation, or one wrong element, fails.
+// the sums, also from one pass of shifted sums) passes; a result that skipped the normalisation, or one wrong element, fails.
 #include "run/references/ln_linear.hpp"
 #include "run/references/references.hpp"
 
@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -22,8 +23,9 @@ std::vector<double> roundedTo(const std::vector<double>& v, const char* dtype) {
 }
 
 // How the result is computed: X normalised then rounded (ln_linear, NORM=registers), not
-// normalised at all (a broken kernel), or folded (NORM=folded).
-enum class Form { Normalised, Raw, Folded };
+// normalised at all (a broken kernel), folded (NORM=folded), or folded with the statistics from
+// one pass of fp32 sums of x - x_0 and its square (NORM=one_pass).
+enum class Form { Normalised, Raw, Folded, OnePass };
 
 CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937_64& rng, Form form = Form::Normalised) {
     std::uniform_real_distribution<double> xs(-1, 3), ws(-1, 1), gs(0.5, 1.5), bs(-0.5, 0.5);
@@ -45,12 +47,24 @@ CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937
         for (long long k = 0; k < K; ++k) c[j] += static_cast<float>(wf[j * K + k]), d[j] += static_cast<float>(beta[k] * w[j * K + k]);
     for (long long i = 0; i < M; ++i) {
         // The kernel's arithmetic: fp32 statistics, the normalised element rounded to f16.
-        float sum = 0, squares = 0;
-        for (long long k = 0; k < K; ++k) sum += static_cast<float>(x[i * K + k]);
-        const float mean = sum / K;
-        for (long long k = 0; k < K; ++k) squares += (static_cast<float>(x[i * K + k]) - mean) * (static_cast<float>(x[i * K + k]) - mean);
-        const float rstd = 1.0f / std::sqrt(squares / K + 1e-5f);
-        if (form == Form::Folded) {
+        float sum = 0, squares = 0, mean = 0, rstd = 0;
+        if (form == Form::OnePass) {
+            const float shift = static_cast<float>(x[i * K]);
+            for (long long k = 0; k < K; ++k) {
+                const float dev = static_cast<float>(x[i * K + k]) - shift;
+                sum += dev;
+                squares = std::fma(dev, dev, squares);
+            }
+            const float meanShift = sum / K;
+            mean = shift + meanShift;
+            rstd = 1.0f / std::sqrt(std::max(squares / K - meanShift * meanShift, 0.0f) + 1e-5f);
+        } else {
+            for (long long k = 0; k < K; ++k) sum += static_cast<float>(x[i * K + k]);
+            mean = sum / K;
+            for (long long k = 0; k < K; ++k) squares += (static_cast<float>(x[i * K + k]) - mean) * (static_cast<float>(x[i * K + k]) - mean);
+            rstd = 1.0f / std::sqrt(squares / K + 1e-5f);
+        }
+        if (form == Form::Folded || form == Form::OnePass) {
             for (long long j = 0; j < N; ++j) {
                 float acc = 0;
                 for (long long k = 0; k < K; ++k) acc += static_cast<float>(x[i * K + k] * wf[j * K + k]);
@@ -71,7 +85,7 @@ CheckContext lnLinearContext(long long M, long long N, long long K, std::mt19937
         }
     }
     CheckContext ctx;
-    ctx.variables = {{"EPS", 5}, {"folded", form == Form::Folded ? 1.0 : 0.0}};
+    ctx.variables = {{"EPS", 5}, {"folded", form == Form::Folded || form == Form::OnePass ? 1.0 : 0.0}};
     ctx.sizes = {{"M", M}, {"N", N}, {"K", K}};
     ctx.inputs["X"] = HostArray{&dtypeNamed("f16"), x};
     ctx.inputs["W"] = HostArray{&dtypeNamed("f16"), w};
@@ -120,15 +134,18 @@ TEST_CASE("checkLnLinear passes the kernel's arithmetic and catches a missing no
 
 TEST_CASE("checkLnLinear passes the folded form's arithmetic and catches one bad element", "[reference][ln_linear]") {
     std::mt19937_64 rng(9);
-    for (const long long K : {8LL, 72LL, 300LL}) {
+    const Form form = GENERATE(Form::Folded, Form::OnePass);
+    CAPTURE(form == Form::OnePass);
+    for (const long long K : {8LL, 72LL, 300LL, 4096LL}) {
         CAPTURE(K);
-        CheckContext ctx = lnLinearContext(37, 24, K, rng, Form::Folded);
+        CheckContext ctx = lnLinearContext(37, 24, K, rng, form);
         CorrectnessReport ok;
         checkLnLinear(ctx, ok);
         INFO(ok.firstBadText);
         REQUIRE(ok.passed);
         REQUIRE(ok.checked == 37 * 24);
-        ctx.outputs["Y"].values[11 * 24 + 3] += 1.0;
+        // The bound grows with sum |terms|, about K: an error of 1 at K <= 300, of 4 at 4096.
+        ctx.outputs["Y"].values[11 * 24 + 3] += K <= 300 ? 1.0 : 4.0;
         CorrectnessReport bad;
         checkLnLinear(ctx, bad);
         REQUIRE_FALSE(bad.passed);
