@@ -43,7 +43,7 @@ commands() {  # output folder, then one command per argument, each run through b
 # Each area: its templates (walked), its own test cases, and what a user would type.
 declare -A templates cases
 templates[generic]=map,reduce,scan,filter,histogram,transpose,stencil,radix_sort,join,group_by,matmul_ladder
-cases[generic]="radix_sort*,stencil*,[ladder]"
+cases[generic]="radix_sort*,stencil*,[ladder],[large]"
 templates[gemm]=gemm,gemm_mma,gemm_wgmma
 cases[gemm]="[gemm],[gemm_mma],[gemm_wgmma]"
 templates[transformer]=attention,attention_wgmma,rownorm,glu,norm_rope,ln_linear,ln_linear_wgmma

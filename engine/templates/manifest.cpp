@@ -307,6 +307,10 @@ SizeSpec parseSize(const fs::path& file, const XMLElement* e) {
         s.testValues.push_back(parseInteger(file, s.line, item, "test value of size '" + s.name + "'"));
         if (s.testValues.back() < s.minValue) fail(file, s.line, "test value " + item + " of size '" + s.name + "' is below its minimum");
     }
+    if (const std::string large = attr(e, "large"); !large.empty()) {
+        s.largeValue = parseInteger(file, s.line, large, "large test value of size '" + s.name + "'");
+        if (s.largeValue < s.minValue) fail(file, s.line, "large test value " + large + " of size '" + s.name + "' is below its minimum");
+    }
     return s;
 }
 

@@ -64,6 +64,10 @@ struct SizeSpec {
     // Awkward values the [gpu] tests run (tests="1,1009,100003"): 1, primes, not a multiple of
     // any tile. The k-th test run takes each size's k-th value (its last when it has fewer).
     std::vector<long long> testValues;
+    // The value of the [gpu] test past 2^31 bytes (large="536870923"; 0: none), where a buffer
+    // of the problem can outgrow 32-bit byte offsets. That test takes every size's large value,
+    // and the default where a size has none.
+    long long largeValue = 0;
     int line = 0;
 };
 

@@ -454,6 +454,16 @@ std::vector<SizeMap> Template::testSizes() const {
     return out;
 }
 
+SizeMap Template::largeTestSizes() const {
+    SizeMap sizes;
+    bool any = false;
+    for (const SizeSpec& s : m_manifest.sizes) {
+        sizes[s.name] = s.largeValue > 0 ? s.largeValue : s.defaultValue;
+        any = any || s.largeValue > 0;
+    }
+    return any ? sizes : SizeMap{};
+}
+
 SizeMap Template::withSizes(const std::map<std::string, std::string>& overrides) const {
     SizeMap sizes = defaultSizes();
     for (const auto& entry : overrides) {

@@ -125,6 +125,9 @@ public:
     // The sizes the [gpu] tests run: one map per test run (see SizeSpec::testValues); just the
     // defaults when no size lists test values.
     std::vector<SizeMap> testSizes() const;
+    // The problem of the [gpu] test past 2^31 bytes: each size's large value (SizeSpec), the
+    // default where it has none; empty when no size has one.
+    SizeMap largeTestSizes() const;
     // Fills missing sizes with defaults; throws InputError on an unknown size or one below its minimum.
     SizeMap withSizes(const std::map<std::string, std::string>& overrides) const;
 

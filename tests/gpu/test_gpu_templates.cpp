@@ -49,7 +49,7 @@ RunOptions quick() {
 
 // Runs one config; returns false (with the reason logged) when it is not valid for the arch.
 // Every baseline must run too.
-bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
+bool runChecked(const Template& t, const Config& config, const SizeMap& sizes, const RunOptions& options = quick()) {
     Fixture& f = fixture();
     // As `kx run --arch native` does: the device's arch, or its arch-specific target (sm_90a).
     const Arch* arch = archForDevice(f.arches, f.arch->name, t, config);
@@ -63,7 +63,7 @@ bool runChecked(const Template& t, const Config& config, const SizeMap& sizes) {
     const CompileResult compiled = f.compiler.compile(v.request);
     INFO(v.name << "\n" << compiled.log);
     REQUIRE(compiled.ok);
-    const RunReport r = runVariant(f.runner, t, config, *arch, sizes, compiled, quick());
+    const RunReport r = runVariant(f.runner, t, config, *arch, sizes, compiled, options);
     std::string sizeText;
     for (const auto& [k, value] : sizes) sizeText += k + "=" + std::to_string(value) + " ";
     INFO(v.name << " at " << sizeText << "| " << r.error << " | " << r.correctness.method << " | first bad: " << r.correctness.firstBadText
@@ -169,6 +169,25 @@ TEST_CASE("every parameter value of every template is correct", "[gpu][templates
         }
         WARN(t->id() << ": " << ran << " configs run, " << skipped << " not valid on " << fixture().arch->name);
     }
+}
+
+// Past 2^31 bytes: each template whose sizes name a large value (<size large="...">, the
+// data-parallel set) runs its default config at that problem, where a buffer's byte offsets
+// outgrow 32 bits, and every element is checked. Inputs of gigabytes take the host seconds to
+// make and check, hence the longer limit.
+TEST_CASE("every template with a large problem is correct past 2^31 bytes", "[gpu][templates][large]") {
+    RunOptions options = quick();
+    options.timeoutSeconds = 600;
+    int ran = 0;
+    for (const auto& t : fixture().templates.templates()) {
+        if (!selected(t->id()) || !t->hasLanguage("cuda")) continue;  // AMD-only templates cannot run here
+        const SizeMap sizes = t->largeTestSizes();
+        if (sizes.empty()) continue;
+        INFO(t->id());
+        CHECK(runChecked(*t, t->defaultConfig(), sizes, options));
+        ++ran;
+    }
+    WARN(ran << " templates run past 2^31 bytes");
 }
 
 // The presets (`kx run --preset NAME`: a preselected set of one config for the device's arch)

@@ -2,6 +2,8 @@
 // when the library loads, with file and line, and never stop the other templates from loading.
 #include "../test_support.hpp"
 
+#include "run/dtype.hpp"
+#include "run/run_limits.hpp"
 #include "templates/expression.hpp"
 #include "templates/manifest_checks.hpp"
 #include "templates/template_library.hpp"
@@ -11,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -84,6 +87,41 @@ TEST_CASE("every template in the repository passes the load-time manifest checks
     const TemplateLibrary lib = TemplateLibrary::load(kx::test::sourceDir() / "templates");
     for (const LoadError& e : lib.errors()) FAIL(e.toString());
     CHECK(lib.templates().size() >= 10);
+}
+
+TEST_CASE("a size's large test value must be an integer no smaller than its minimum", "[templates][reliability]") {
+    const std::string size = "<size name=\"n\" default=\"1000\" min=\"1\"";
+    requireRefused(loadEdited("large_word", {{size, size + " large=\"big\""}}), 22, "large test value of size 'n'");
+    requireRefused(loadEdited("large_low", {{size, size + " large=\"0\""}}), 22, "below its minimum");
+}
+
+// The data-parallel set's [gpu] test past 2^31 bytes (tests/gpu/test_gpu_templates.cpp) runs each
+// template's large problem: it must hold a buffer whose byte offsets outgrow 32 bits, at sizes
+// the kernel's argument types can hold.
+TEST_CASE("each data-parallel template's large test problem has a buffer past 2^31 bytes", "[templates][reliability]") {
+    const TemplateLibrary& lib = kx::test::shippedTemplates();
+    const Arch* arch = kx::test::shippedArches().findArch("sm_90");
+    REQUIRE(arch);
+    for (const char* id : {"map", "reduce", "scan", "filter", "histogram", "transpose", "stencil", "radix_sort", "join", "group_by"}) {
+        CAPTURE(id);
+        const auto t = lib.find(id);
+        REQUIRE(t);
+        const SizeMap sizes = t->largeTestSizes();
+        REQUIRE_FALSE(sizes.empty());
+        CHECK_NOTHROW(checkSizeTypes(*t, sizes));
+        long long largest = 0;
+        for (const ResolvedArg& a : t->resolveArgs(t->defaultConfig(), *arch, sizes))
+            if (a.role == "in" || a.role == "out" || a.role == "inout") {
+                const DtypeInfo* type = findDtypeOfCType(a.type);
+                REQUIRE(type);
+                largest = std::max(largest, a.count * static_cast<long long>(type->bytes));
+            }
+        CHECK(largest > (1LL << 31));
+        CHECK(largest < (1LL << 32));  // past the limit, not far past it: the host checks every element
+    }
+    // Sizes without a large value keep their default.
+    CHECK(lib.find("join")->largeTestSizes().at("nb") == lib.find("join")->defaultSizes().at("nb"));
+    CHECK(lib.find("gemm")->largeTestSizes().empty());
 }
 
 TEST_CASE("a kernel source that is a device is refused without reading it", "[templates][reliability]") {
