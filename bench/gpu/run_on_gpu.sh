@@ -19,7 +19,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 if [[ $what == tests || $what == all ]]; then
   # The app's [gpu][gui] test needs an X server: the carried one when there is no other.
   if ! command -v xvfb-run >/dev/null; then export KX_GUI_RUN=$PWD/bench/gpu/gui_on_gpu.sh; fi
-  # The rest in four processes over the GPUs (bench/gpu/test_gpu_split.sh), then the app's test.
+  # The rest in five processes over the GPUs (bench/gpu/test_gpu_split.sh), then the app's test.
   bench/gpu/test_gpu_split.sh "$out"
   KX_GUI_SHOTS=$out build/bin/test_gpu "[gui]" --durations yes 2>&1 | tee "$out/test_gpu_gui.txt" | tail -20
 fi

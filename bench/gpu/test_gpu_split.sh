@@ -27,6 +27,6 @@ done
 status=0
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || { status=1; echo "group $i failed: $out/test_gpu_$i.txt"; }
-  tail -1 "$out/test_gpu_$i.txt" | sed "s/^/group $i: /"
+  grep -E '^(All tests passed|test cases:)' "$out/test_gpu_$i.txt" | tail -1 | sed "s/^/group $i: /"
 done
 exit $status
