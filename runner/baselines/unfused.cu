@@ -20,11 +20,13 @@
 //                    softmax to probabilities in dtype, cuBLAS for O = P V: attention as an eager
 //                    framework runs it without a fused kernel, its score matrix through memory.
 //   unfused_ln_linear (templates/ln_linear)  params dtype (f16|bf16), M, N, K, eps; lent X, W,
-//                    gamma, beta. The LayerNorm of X's rows to a temporary (the one-block-per-row
-//                    kernel above), then cuBLAS Y = n W^T (W stored N x K).
+//                    gamma, beta. The LayerNorm of X's rows to a temporary (one warp a row with
+//                    the row in registers where K is a multiple of 8 up to 4096, else the
+//                    one-block-per-row kernel), then cuBLAS Y = n W^T (W stored N x K).
 // Each writes its final result to a buffer of its own (or the output the manifest asks for).
 #include "baselines/baseline_factories.hpp"
 #include "baselines/cublas_gemm.hpp"
+#include "baselines/layer_norm_rows.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -518,8 +520,20 @@ public:
     void run() override {
         withDtype(m_shape.dtype, "unfused_ln_linear", [&](auto typed) {
             using T = std::remove_pointer_t<decltype(typed)>;
-            launchRow<T>(RowOp::LayerNorm, reinterpret_cast<const T*>(lent(m_x)), reinterpret_cast<const float*>(lent(m_gamma)),
-                         reinterpret_cast<const float*>(lent(m_beta)), reinterpret_cast<T*>(m_normalised->ptr), m_shape.M, m_shape.K, m_eps);
+            const T* x = reinterpret_cast<const T*>(lent(m_x));
+            const float* gamma = reinterpret_cast<const float*>(lent(m_gamma));
+            const float* beta = reinterpret_cast<const float*>(lent(m_beta));
+            T* normalised = reinterpret_cast<T*>(m_normalised->ptr);
+            if constexpr (sizeof(T) == 2) {
+                // Rows that fit a warp's registers (16-byte aligned: K a multiple of 8, and the
+                // buffers' 256-byte alignment) take the warp-a-row kernel, 8 rows a block.
+                if (m_shape.K % 8 == 0 && m_shape.K <= 32 * kLnHeld * 8) {
+                    const long long blocks = (static_cast<long long>(m_shape.M) + 7) / 8;
+                    layerNormWarpRows<T><<<static_cast<unsigned>(blocks), 256>>>(x, gamma, beta, normalised, m_shape.M, m_shape.K, m_eps);
+                    return;
+                }
+            }
+            launchRow<T>(RowOp::LayerNorm, x, gamma, beta, normalised, m_shape.M, m_shape.K, m_eps);
         });
         checkLaunch(label());
         cublasGemm(m_blas, m_shape, m_normalised->ptr, lent(m_w), lent(m_out));
