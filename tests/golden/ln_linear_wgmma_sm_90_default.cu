@@ -381,7 +381,8 @@ using namespace kx_ln_linear_wgmma;
 //
 // One warp per row, 16 bytes a lane at a time (K is a multiple of 8): the mean, then the mean
 // square deviation from it (a second pass over the row, which loses no precision to
-// cancellation), as (mean, 1/std) in stats.
+// cancellation), as (mean, 1/std) in stats. Not launched with NORM=one_pass, whose GEMM adds
+// the statistics up itself.
 
 extern "C" __global__ void __launch_bounds__(256)
     ln_linear_wgmma_f16_n256_m1_s4_g8_stats(const T* __restrict__ X, const T* __restrict__ W, const float* __restrict__ gamma, const float* __restrict__ beta,
