@@ -67,7 +67,7 @@ area_commands() {  # area
     conv) commands "$1" "$bin/kx run conv --arch native" \
         "$bin/kx run conv_wgmma --arch native $resnet" \
         "$bin/kx run conv_wgmma --arch native --set direction=bwd_data $resnet" \
-        "$bin/kx run conv_wgmma --arch native --set direction=bwd_weight,SPLITK=8 $resnet" ;;
+        "$bin/kx run conv_wgmma --arch native --set direction=bwd_weight,BN=64,MT=2,SPLITK=44 $resnet" ;;
   esac
 }
 
