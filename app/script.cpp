@@ -369,6 +369,7 @@ void ScriptRunner::stepEditor(const ScriptCommand& c, ExplorerApp& app) {
     case ScriptCommand::Kind::PrintWaves:
         if (app.occupancy().wavesText().empty()) fail(c, "the Occupancy panel shows no waves (open it with 'tab occupancy' after a compile)");
         std::cerr << "kernel-explorer: waves: " << app.occupancy().wavesText() << "\n";
+        if (!app.occupancy().splitKHintText().empty()) std::cerr << "kernel-explorer: split-K: " << app.occupancy().splitKHintText() << "\n";
         break;
     case ScriptCommand::Kind::LoadVariant: {
         const int i = variantIndex(c, app, c.argument);

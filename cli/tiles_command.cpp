@@ -2,6 +2,7 @@
 #include "command_options.hpp"
 #include "commands.hpp"
 
+#include "analysis/split_k_hint.hpp"
 #include "analysis/tile_layout.hpp"
 #include "util/data_paths.hpp"
 #include "util/error.hpp"
@@ -239,11 +240,14 @@ int tiles(const Context& ctx, const TilesArgs& args) {
         }
     }
     const TileScene scene = computeTileScene(req);
+    // A Split-K count that fills the slots the config leaves idle, where the template has one.
+    const std::optional<SplitKHint> hint = splitKHint(*tmpl, req.config, *arch, req.sizes, *req.device, scene.waves.occupancy);
 
     if (args.json) {
         json doc = {{"template", scene.templateId}, {"variant", scene.configName}, {"arch", scene.arch},
                     {"kind", scene.kind == TileScene::Kind::Gemm ? "gemm" : "blocks"}, {"threads_per_block", scene.threadsPerBlock},
                     {"sizes", req.sizes}, {"waves", wavesJson(scene.waves)}};
+        if (hint) doc["split_k_hint"] = {{"SPLITK", hint->splitK}, {"waves", wavesJson(hint->waves)}};
         doc[scene.kind == TileScene::Kind::Gemm ? "gemm" : "blocks"] =
             scene.kind == TileScene::Kind::Gemm ? gemmJson(scene) : blocksJson(scene);
         std::cout << doc.dump(2) << "\n";
@@ -252,6 +256,7 @@ int tiles(const Context& ctx, const TilesArgs& args) {
     fmt::print("{} on {}, {} ({} SMs)\n", scene.configName, scene.arch, scene.waves.device, scene.waves.smCount);
     if (scene.kind == TileScene::Kind::Gemm) printGemm(scene);
     else printBlocks(scene);
+    if (hint) fmt::print("  split-K     {}\n", splitKHintSentence(*hint));
     fmt::print("  (SM and wave model: blocks dispatched in order, round-robin over the SMs, all equally long)\n");
     if (const std::string note = presetSizesNote(*tmpl, args.variant, req.sizes, arch->name); !note.empty()) fmt::print("  ({})\n", note);
     return 0;

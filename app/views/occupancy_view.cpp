@@ -1,5 +1,6 @@
 #include "views/occupancy_view.hpp"
 
+#include "analysis/split_k_hint.hpp"
 #include "analysis/tile_layout.hpp"
 #include "explorer_model.hpp"
 #include "theme.hpp"
@@ -273,13 +274,36 @@ void OccupancyView::drawWaves(const engine::Arch& arch) {
     const bool idle = w.busyShare() < 0.8;
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(Theme::toVec4(idle ? theme().palette().warn : theme().palette().textFaint), "Waves %s", m_wavesText.c_str());
+    updateSplitKHint(arch, *device);
+    if (!m_splitKHint.empty()) ImGui::TextColored(Theme::toVec4(theme().palette().textDim), "Fill them with %s", m_splitKHint.c_str());
     ImGui::PopTextWrapPos();
     helpTooltip("The GPU runs as many blocks at once as its SMs hold (SMs x blocks per SM); a larger grid runs in waves, and "
                 "the last wave costs a whole block's time however few blocks it holds. A grid just over a wave takes about "
                 "twice as long as one just under it. Persistent blocks take the work units in rounds, the same way.\n\n"
                 "The block count follows the problem size, the tile and, where the template has it, Split-K; the blocks per "
                 "SM follow registers and shared memory. The device is this machine's GPU when it has the arch's compute "
-                "capability, else the arch's usual one; the Tiles view draws the waves and can pick another.");
+                "capability, else the arch's usual one; the Tiles view draws the waves and can pick another.\n\n"
+                "Where the template has a Split-K count, the line under the waves offers the count that fills the idle slots "
+                "without adding a wave (each allowed count rated at the same blocks per SM; the smaller one on a tie).");
+}
+
+void OccupancyView::updateSplitKHint(const engine::Arch& arch, const engine::DeviceSpec& device) {
+    const engine::Template* tmpl = model().currentTemplate();
+    if (tmpl == nullptr || !m_result) {
+        m_splitKHint.clear();
+        return;
+    }
+    std::string key = fmt::format("{}|{}|{}|{}", model().config().canonical(), arch.name, device.id, m_result->blocksPerSm);
+    for (const auto& [name, value] : model().sizes()) key += fmt::format("|{}={}", name, value);
+    if (key == m_splitKHintKey) return;
+    m_splitKHintKey = key;
+    m_splitKHint.clear();
+    try {
+        if (const auto hint = engine::splitKHint(*tmpl, model().config(), arch, model().sizes(), device, *m_result))
+            m_splitKHint = engine::splitKHintSentence(*hint);
+    } catch (const engine::InputError&) {
+        // A config the panel cannot evaluate gets no hint; the Configuration panel says why.
+    }
 }
 
 void OccupancyView::drawCarveout(const engine::Arch& arch) {

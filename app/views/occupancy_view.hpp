@@ -27,6 +27,9 @@ public:
     // The waves line as last drawn ("on NVIDIA H100 SXM5 80GB: 288 blocks, 264 at once ..."),
     // empty when the panel had no launch, no compiled kernel or no device for the arch.
     const std::string& wavesText() const { return m_wavesText; }
+    // The Split-K count that would fill the idle slots ("SPLITK=44: 132 work units in 1 round,
+    // ..."), empty when the template has none or the config's count fills them already.
+    const std::string& splitKHintText() const { return m_splitKHint; }
 
 protected:
     void drawContent() override;
@@ -62,6 +65,7 @@ private:
     void drawSummary(const engine::Arch& arch);
     void drawCarveout(const engine::Arch& arch);
     void drawWaves(const engine::Arch& arch);
+    void updateSplitKHint(const engine::Arch& arch, const engine::DeviceSpec& device);
     void drawCurve(const char* id, const Curve& c, CurveKind kind, const engine::Arch& arch, float width, float height);
     std::string pointText(const Curve& c, CurveKind kind, std::size_t i, const engine::Arch& arch) const;
     std::string teachingText(CurveKind kind, const engine::Arch& arch) const;
@@ -73,6 +77,8 @@ private:
     std::string m_error;    // the calculator's reason when the current launch cannot run
     std::string m_explain;  // explainOccupancy's sentence
     std::string m_wavesText;
+    // splitKHint rates every count: computed when what it depends on changes, not every frame.
+    std::string m_splitKHintKey, m_splitKHint;
     Curve m_byBlock;
     Curve m_byRegisters;
     Curve m_bySmem;

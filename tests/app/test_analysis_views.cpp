@@ -239,6 +239,11 @@ TEST_CASE("gui: the Occupancy panel counts the launch's waves", "[app][gui][anal
     CHECK(r.stderrText.find(": 288 blocks, 264 at once (132 SMs x 2): 2 waves, the last with 24 blocks (9% of a wave); 55% of the "
                             "block slots busy\n") != std::string::npos);
     CHECK(r.stderrText.find(": 396 blocks, 396 at once (132 SMs x 3): 1 wave; 100% of the block slots busy\n") != std::string::npos);
+    // Under the first launch the panel offers the Split-K count that fills one wave; the preset
+    // fills it already, so nothing is offered for it.
+    CHECK(r.stderrText.find("kernel-explorer: split-K: SPLITK=29: 261 blocks in 1 wave, 99% of the block slots busy (this config: "
+                            "55%)\n") != std::string::npos);
+    CHECK(r.stderrText.find("split-K:") == r.stderrText.rfind("split-K:"));
 
     // Before the panel has drawn a launch there is nothing to print: the script stops there.
     const RunResult early =

@@ -56,6 +56,28 @@ TEST_CASE("kx tiles: the text summary names tiles, waves, warps, pipeline and sh
     CHECK_THAT(o.out, Catch::Contains("2 stage(s) = 40960 B"));
 }
 
+// Split-K that fills the idle slots: conv_wgmma's backward weight of ResNet-50's stage-2 3x3
+// layer in 5 tiles x 8 slices leaves 92 of 132 persistent blocks idle; 26 slices fill 130.
+TEST_CASE("kx tiles: a Split-K count that fills the idle block slots, in text and JSON", "[cli][tiles]") {
+    const std::string layer = " --size N=32,C=64,K=64,Hi=56,Wi=56,Y=3,X=3,pad_h=1,pad_w=1 --regs 168";
+    const Outcome text = runKx("tiles conv_wgmma --arch sm_90a --set direction=bwd_weight,SPLITK=8" + layer);
+    INFO(text.err);
+    REQUIRE(text.exitCode == 0);
+    CHECK_THAT(text.out, Catch::Contains("  split-K     SPLITK=26: 130 work units in 1 round, 98% of the block slots busy (this config: 30%)"));
+    const Outcome json = runKx("tiles conv_wgmma --arch sm_90a --set direction=bwd_weight,SPLITK=8 --json" + layer);
+    REQUIRE(json.exitCode == 0);
+    const nlohmann::json doc = nlohmann::json::parse(json.out);
+    CHECK(doc["split_k_hint"]["SPLITK"] == 26);
+    CHECK(doc["split_k_hint"]["waves"]["grid_blocks"] == 130);
+    // Where the count already fills them, or the template has none, there is no hint.
+    const Outcome full = runKx("tiles conv_wgmma --arch sm_90a --set direction=bwd_weight,SPLITK=26 --json" + layer);
+    REQUIRE(full.exitCode == 0);
+    CHECK_FALSE(nlohmann::json::parse(full.out).contains("split_k_hint"));
+    const Outcome none = runKx("tiles gemm --arch sm_90 --regs 128");
+    REQUIRE(none.exitCode == 0);
+    CHECK(none.out.find("split-K") == std::string::npos);
+}
+
 TEST_CASE("kx tiles: 1-D templates and the register estimate", "[cli][tiles]") {
     const Outcome r = runKx("tiles reduce --arch sm_90 --no-compile --json");
     INFO(r.err);
